@@ -1,0 +1,79 @@
+/*
+ * ch4coll.h - public interface of the ch4coll collective module.
+ *
+ * Applications need nothing from here: they call MPI_Bcast, MPI_Allreduce,
+ * ... and get ch4coll through LD_PRELOAD or -lch4coll.  This header serves
+ * tools (ch4coll-info, ch4coll-bench) and tests: version, statistics, the
+ * algorithm catalog and the decision log.
+ */
+#ifndef CH4COLL_H
+#define CH4COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CH4COLL_VERSION "0.1.0"
+
+/* Process-wide counters. */
+typedef struct {
+    uint64_t alloc_calls;       /* allocations made by the library so far */
+    uint64_t calls;             /* collectives run by ch4coll schedules */
+    uint64_t native_calls;      /* collectives handed to the host MPI */
+    uint64_t cache_hits, cache_misses, cache_evictions;
+} ch4coll_stats_t;
+
+const char *ch4coll_version(void);
+void ch4coll_get_stats(ch4coll_stats_t *out);
+
+/* The algorithm catalog: entries 0 .. ch4coll_algorithm_count()-1. */
+typedef struct {
+    const char *collective;     /* "allreduce" */
+    const char *name;           /* "recursive_doubling" */
+    const char *description;
+    int commutative_only;
+    int nparams;
+    const char *param_names[4];
+    int64_t param_defaults[4], param_min[4], param_max[4];
+} ch4coll_algorithm_info_t;
+
+int ch4coll_algorithm_count(void);
+int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out);
+
+/* The CVARs: entries 0 .. ch4coll_cvar_count()-1 (the per-collective
+ * MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM is one entry). */
+typedef struct {
+    const char *name;
+    const char *default_value;
+    const char *valid_values;
+    const char *description;
+} ch4coll_cvar_info_t;
+
+int ch4coll_cvar_count(void);
+int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out);
+
+/* Explain the decision for a call shape under the current environment:
+ * spec "coll=allreduce,comm_size=96,bytes=1048576[,commutative=0]
+ * [,inplace=1][,root=R]"; writes one line into out.  Returns 0 or -1 with
+ * the error in out. */
+int ch4coll_explain(const char *spec, char *out, size_t outlen);
+
+/* The last decision made on this process, e.g.
+ * "allreduce count=1 bytes=8 p=2: recursive_doubling (default)". */
+const char *ch4coll_last_decision(void);
+
+/* Build the schedule of one algorithm for every rank of a p-rank
+ * communicator, run it in the in-process executor with test data and write
+ * it as Graphviz to path ("-" = stdout).  spec: "coll=bcast,algorithm=
+ * binomial,p=16[,rank=3][,count=N][,root=R]".  Returns 0 or -1 with a
+ * message in err. */
+int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CH4COLL_H */

@@ -1,0 +1,142 @@
+/*
+ * algo.h - what a builder sees (the call's shape) and the registry of
+ * algorithms.
+ *
+ * A builder is a pure function (args, params) -> schedule for one rank.  It
+ * calls the schedule verbs of sched/sched.h and the rank arithmetic of
+ * topo/topo.h, nothing else.
+ *
+ * Units.  Reductions (reduce, allreduce, reduce_scatter(_block), scan,
+ * exscan) count elements of the user's datatype: the schedule's element is
+ * that datatype and offsets are i * extent.  Data-movement collectives count
+ * bytes: the entry layer hands them dense byte buffers (packing
+ * non-contiguous datatypes into staging buffers itself), so every count,
+ * displacement and offset of a data-movement builder is in bytes.
+ *
+ * The registry (registry.c) is the single source of truth for names,
+ * parameters, restrictions and descriptions; the CVAR parser, selection,
+ * ch4coll-info, the tests and the docs all iterate it.
+ */
+#ifndef CH4COLL_ALGO_H
+#define CH4COLL_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sched/sched.h"
+#include "../util/util.h"
+
+typedef enum {
+    CH4COLL_BCAST,
+    CH4COLL_REDUCE,
+    CH4COLL_ALLREDUCE,
+    CH4COLL_ALLGATHER,
+    CH4COLL_ALLGATHERV,
+    CH4COLL_ALLTOALL,
+    CH4COLL_ALLTOALLV,
+    CH4COLL_GATHER,
+    CH4COLL_GATHERV,
+    CH4COLL_SCATTER,
+    CH4COLL_SCATTERV,
+    CH4COLL_REDUCE_SCATTER,
+    CH4COLL_REDUCE_SCATTER_BLOCK,
+    CH4COLL_BARRIER,
+    CH4COLL_SCAN,
+    CH4COLL_EXSCAN,
+    CH4COLL_NCOLL
+} ch4coll_coll_t;
+
+/* "bcast", "reduce_scatter_block", ... and the CVAR spelling "BCAST". */
+const char *ch4coll_coll_name(int coll);
+const char *ch4coll_coll_cvar(int coll);
+int ch4coll_coll_from_name(const char *name);   /* -1 if unknown */
+static inline int ch4coll_coll_is_reduction(int coll)
+{
+    return coll == CH4COLL_REDUCE || coll == CH4COLL_ALLREDUCE
+        || coll == CH4COLL_REDUCE_SCATTER
+        || coll == CH4COLL_REDUCE_SCATTER_BLOCK || coll == CH4COLL_SCAN
+        || coll == CH4COLL_EXSCAN;
+}
+
+/* The shape of one call on one rank. */
+typedef struct ch4coll_args {
+    int coll;                   /* ch4coll_coll_t */
+    int rank, size;
+    int root;                   /* rooted collectives, else 0 */
+    int inplace;                /* MPI_IN_PLACE on this rank */
+    /* Block size: elements (reductions: vector length, reduce_scatter_block
+     * block) or bytes (data movement: per-rank block). */
+    size_t count;
+    /* v-collectives, length size (NULL where the rank does not know them,
+     * e.g. gatherv/scatterv at a non-root).  Reductions: elements;
+     * data movement: bytes.  counts/displs describe the receive side,
+     * scounts/sdispls the send side of alltoallv and scatterv. */
+    const size_t *counts, *displs;
+    const size_t *scounts, *sdispls;
+    ch4coll_elem_t elem;        /* MPI_BYTE for data movement */
+    MPI_Op op;
+    int commutative;
+} ch4coll_args_t;
+
+/* Parameters: int64 values, declared per algorithm with range and default. */
+#define CH4COLL_MAX_PARAMS 4
+
+typedef struct {
+    const char *name;
+    int64_t def, min, max;
+    const char *desc;
+} ch4coll_param_def_t;
+
+/* Restrictions, checked by ch4coll_algo_applicable(). */
+enum {
+    CH4COLL_R_COMMUTATIVE = 1 << 0  /* needs a commutative op */
+};
+
+typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                const int64_t *params);
+
+typedef struct ch4coll_algo {
+    const char *name;
+    int coll;
+    ch4coll_build_fn build;     /* NULL for "native" */
+    unsigned restrictions;
+    int nparams;
+    ch4coll_param_def_t params[CH4COLL_MAX_PARAMS];
+    const char *desc;
+} ch4coll_algo_t;
+
+extern const ch4coll_algo_t ch4coll_algos[];
+extern const int ch4coll_nalgos;
+
+const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name);
+int ch4coll_algo_is_native(const ch4coll_algo_t *al);
+/* 1 if the algorithm can run this call; else 0 and a reason in *why. */
+int ch4coll_algo_applicable(const ch4coll_algo_t *al, const ch4coll_args_t *a,
+                            const char **why);
+void ch4coll_algo_default_params(const ch4coll_algo_t *al, int64_t *params);
+
+/* Builders, one family per file (bcast_tree.c, ...). */
+int ch4coll_bcast_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_reduce_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_allreduce_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_reduce_scatter_block_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_allgather_ring(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_allgatherv_ring(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_alltoall_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_alltoallv_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_gather_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_scatter_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_gatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_scatterv_linear(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_barrier_dissemination(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_scan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_exscan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+
+/* Byte offset of element i. */
+static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)
+{
+    return i * a->elem.extent;
+}
+
+#endif /* CH4COLL_ALGO_H */

@@ -1,0 +1,67 @@
+/*
+ * linear.c - linear (flat tree) gatherv and scatterv.
+ *
+ * Source: NEC MPI/SX section 4.1 notes that irregular gather/scatter cannot
+ * use the regular binomial tree without knowing every count everywhere; the
+ * flat tree needs counts only at the root.
+ *
+ * gatherv   the root posts one receive per non-empty block, straight into
+ *           place; every other rank sends its block.  scatterv mirrors it.
+ * T = (p-1) alpha + N beta at the root (N bytes in all).  No scratch.
+ * Zero-size blocks are skipped on both sides (sender and root both know).
+ *
+ * Worked example, p = 5, root 3: ranks 0, 1, 2, 4 each send once to 3,
+ * which receives at displs[0], displs[1], displs[2], displs[4] and copies
+ * its own block (unless MPI_IN_PLACE).
+ */
+#include "algo.h"
+
+int ch4coll_gatherv_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    int p = a->size, i;
+
+    (void) params;
+    if (a->rank != a->root) {
+        if (a->count > 0)
+            ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), a->count,
+                               a->root, 0, 0, NULL);
+        return CH4COLL_OK;
+    }
+    for (i = 0; i < p; i++) {
+        ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_RECV, a->displs[i]);
+        if (a->counts[i] == 0 || (i == a->root && a->inplace))
+            continue;
+        if (i == a->root)
+            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), at,
+                               a->counts[i], 0, NULL);
+        else
+            ch4coll_sched_recv(s, at, a->counts[i], i, 0, 0, NULL);
+    }
+    return CH4COLL_OK;
+}
+
+int ch4coll_scatterv_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                            const int64_t *params)
+{
+    int p = a->size, i;
+
+    (void) params;
+    if (a->rank != a->root) {
+        if (a->count > 0)
+            ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count,
+                               a->root, 0, 0, NULL);
+        return CH4COLL_OK;
+    }
+    for (i = 0; i < p; i++) {
+        ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_SEND, a->sdispls[i]);
+        if (a->scounts[i] == 0 || (i == a->root && a->inplace))
+            continue;
+        if (i == a->root)
+            ch4coll_sched_copy(s, at, ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                               a->scounts[i], 0, NULL);
+        else
+            ch4coll_sched_send(s, at, a->scounts[i], i, 0, 0, NULL);
+    }
+    return CH4COLL_OK;
+}

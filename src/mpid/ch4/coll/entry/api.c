@@ -1,0 +1,316 @@
+/*
+ * api.c - the public functions of ch4coll.h: version, statistics, the
+ * catalog, and schedule inspection (Graphviz) for ch4coll-info.
+ */
+#include "ch4coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../algos/algo.h"
+#include "../select/config.h"
+#include "../select/select.h"
+#include "../util/util.h"
+
+void ch4coll_run_stats(uint64_t *calls, uint64_t *native, uint64_t *hits,
+                       uint64_t *misses);
+
+const char *ch4coll_version(void)
+{
+    return CH4COLL_VERSION;
+}
+
+void ch4coll_get_stats(ch4coll_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->alloc_calls = ch4coll_alloc_calls();
+    ch4coll_run_stats(&out->calls, &out->native_calls, &out->cache_hits,
+                      &out->cache_misses);
+}
+
+int ch4coll_algorithm_count(void)
+{
+    return ch4coll_nalgos;
+}
+
+int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out)
+{
+    const ch4coll_algo_t *al;
+    int j;
+
+    if (i < 0 || i >= ch4coll_nalgos)
+        return -1;
+    al = &ch4coll_algos[i];
+    memset(out, 0, sizeof *out);
+    out->collective = ch4coll_coll_name(al->coll);
+    out->name = al->name;
+    out->description = al->desc;
+    out->commutative_only = (al->restrictions & CH4COLL_R_COMMUTATIVE) != 0;
+    out->nparams = al->nparams;
+    for (j = 0; j < al->nparams; j++) {
+        out->param_names[j] = al->params[j].name;
+        out->param_defaults[j] = al->params[j].def;
+        out->param_min[j] = al->params[j].min;
+        out->param_max[j] = al->params[j].max;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- --dot */
+
+typedef struct {
+    int coll, p, rank, root;
+    int64_t count;
+    const ch4coll_algo_t *algo;
+    int64_t params[CH4COLL_MAX_PARAMS];
+} dot_spec_t;
+
+static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
+{
+    char buf[512], *kv, *save = NULL, *eq;
+    const char *algo = NULL;
+    int64_t v;
+
+    memset(d, 0, sizeof *d);
+    d->coll = -1;
+    d->rank = -1;
+    d->count = 4;
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(err, len, "spec too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        if (!(eq = strchr(kv, '='))) {
+            snprintf(err, len, "'%s' is not key=value", kv);
+            return -1;
+        }
+        *eq++ = '\0';
+        if (strcmp(kv, "coll") == 0) {
+            if ((d->coll = ch4coll_coll_from_name(eq)) < 0) {
+                snprintf(err, len, "unknown collective '%s'", eq);
+                return -1;
+            }
+        } else if (strcmp(kv, "algorithm") == 0) {
+            algo = eq;
+        } else if (strcmp(kv, "p") == 0 || strcmp(kv, "rank") == 0
+                   || strcmp(kv, "root") == 0 || strcmp(kv, "count") == 0) {
+            if (ch4coll_parse_int64(eq, kv[0] == 'p' ? 1 : 0, 1 << 20, &v)) {
+                snprintf(err, len, "%s: '%s' is not a valid integer", kv, eq);
+                return -1;
+            }
+            if (kv[0] == 'p')
+                d->p = (int) v;
+            else if (kv[0] == 'r' && kv[1] == 'a')
+                d->rank = (int) v;
+            else if (kv[0] == 'r')
+                d->root = (int) v;
+            else
+                d->count = v;
+        } else {
+            snprintf(err, len, "unknown key '%s' (coll, algorithm, p, rank, "
+                     "root, count)", kv);
+            return -1;
+        }
+    }
+    if (d->coll < 0 || !algo || d->p < 1) {
+        snprintf(err, len, "coll=, algorithm= and p= are required");
+        return -1;
+    }
+    if (d->rank >= d->p || d->root >= d->p) {
+        snprintf(err, len, "rank and root must be below p");
+        return -1;
+    }
+    {
+        ch4coll_forced_t f;
+        if (ch4coll_parse_algorithm(d->coll, algo, &f, err, len) != CH4COLL_OK)
+            return -1;
+        if (!f.algo || ch4coll_algo_is_native(f.algo)) {
+            snprintf(err, len, "'%s' has no schedule to show", algo);
+            return -1;
+        }
+        d->algo = f.algo;
+        memcpy(d->params, f.params, sizeof f.params);
+    }
+    return 0;
+}
+
+/* Synthetic shape: regular blocks of count elements (MPI_INT, MPI_SUM
+ * for reductions; count bytes for data movement). */
+static void dot_args(const dot_spec_t *d, int rank, size_t *v,
+                     ch4coll_args_t *a)
+{
+    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
+    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    int i;
+
+    memset(a, 0, sizeof *a);
+    a->coll = d->coll;
+    a->rank = rank;
+    a->size = d->p;
+    a->root = d->root;
+    a->count = (size_t) d->count;
+    a->commutative = 1;
+    a->op = MPI_SUM;
+    a->elem = ch4coll_coll_is_reduction(d->coll) ? int_elem : byte_elem;
+    for (i = 0; i < d->p; i++) {
+        v[i] = (size_t) d->count;
+        v[d->p + i] = (size_t) i * (size_t) d->count;
+    }
+    a->counts = a->scounts = v;
+    a->displs = a->sdispls = v + d->p;
+}
+
+static void dot_rank(FILE *f, const ch4coll_sched_t *s, int rank)
+{
+    int i, j;
+
+    fprintf(f, "  subgraph cluster_%d {\n    label=\"rank %d\";\n", rank, rank);
+    for (i = 0; i < s->nv; i++) {
+        const ch4coll_vtx_t *v = &s->vtx[i];
+        if (v->kind == CH4COLL_V_SEND || v->kind == CH4COLL_V_RECV)
+            fprintf(f, "    r%dv%d [label=\"%s %s %d\\n%zu x buf%d+%zu tag %d\"];\n",
+                    rank, i, ch4coll_vkind_name(v->kind),
+                    v->kind == CH4COLL_V_SEND ? "to" : "from", v->peer,
+                    v->count, v->a.buf, v->a.off, v->tag);
+        else
+            fprintf(f, "    r%dv%d [label=\"%s\\nbuf%d+%zu -> buf%d+%zu (%zu)\"];\n",
+                    rank, i, ch4coll_vkind_name(v->kind), v->a.buf, v->a.off,
+                    v->b.buf, v->b.off, v->count);
+        for (j = 0; j < v->n_out; j++)
+            fprintf(f, "    r%dv%d -> r%dv%d;\n", rank, i, rank,
+                    s->succ[v->out_first + j]);
+    }
+    fprintf(f, "  }\n");
+}
+
+int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen)
+{
+    dot_spec_t d;
+    ch4coll_args_t a;
+    ch4coll_sched_t s;
+    size_t *v;
+    FILE *f;
+    int r, rc = 0;
+
+    if (parse_spec(spec, &d, err, errlen) != 0)
+        return -1;
+    v = malloc(2 * (size_t) d.p * sizeof *v);
+    f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!v || !f) {
+        snprintf(err, errlen, "cannot open %s", path);
+        free(v);
+        return -1;
+    }
+    fprintf(f, "digraph \"%s %s p=%d\" {\n", ch4coll_coll_name(d.coll),
+            d.algo->name, d.p);
+    for (r = 0; r < d.p && rc == 0; r++) {
+        if (d.rank >= 0 && r != d.rank)
+            continue;
+        dot_args(&d, r, v, &a);
+        if (ch4coll_sched_init(&s, &a.elem, a.op, r, d.p) != CH4COLL_OK
+            || d.algo->build(&s, &a, d.params) != CH4COLL_OK
+            || ch4coll_sched_commit(&s) != CH4COLL_OK) {
+            snprintf(err, errlen, "building rank %d failed", r);
+            rc = -1;
+        } else {
+            dot_rank(f, &s, r);
+        }
+        ch4coll_sched_destroy(&s);
+    }
+    fprintf(f, "}\n");
+    if (f != stdout)
+        fclose(f);
+    free(v);
+    return rc;
+}
+
+/* --------------------------------------------------------- --explain */
+
+int ch4coll_explain(const char *spec, char *out, size_t outlen)
+{
+    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
+    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    char buf[512], *kv, *save = NULL, *eq;
+    ch4coll_args_t a;
+    const ch4coll_algo_t *al;
+    int64_t params[CH4COLL_MAX_PARAMS], v, bytes = 0;
+    size_t *vec;
+    const char *why;
+    int st, i;
+
+    memset(&a, 0, sizeof a);
+    a.coll = -1;
+    a.commutative = 1;
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(out, outlen, "spec too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        if (!(eq = strchr(kv, '='))) {
+            snprintf(out, outlen, "'%s' is not key=value", kv);
+            return -1;
+        }
+        *eq++ = '\0';
+        if (strcmp(kv, "coll") == 0) {
+            a.coll = ch4coll_coll_from_name(eq);
+            if (a.coll < 0) {
+                snprintf(out, outlen, "unknown collective '%s'", eq);
+                return -1;
+            }
+            continue;
+        }
+        if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
+            snprintf(out, outlen, "%s: '%s' is not a non-negative integer", kv, eq);
+            return -1;
+        }
+        if (strcmp(kv, "comm_size") == 0 || strcmp(kv, "p") == 0)
+            a.size = (int) v;
+        else if (strcmp(kv, "bytes") == 0)
+            bytes = v;
+        else if (strcmp(kv, "commutative") == 0)
+            a.commutative = v != 0;
+        else if (strcmp(kv, "inplace") == 0)
+            a.inplace = v != 0;
+        else if (strcmp(kv, "root") == 0)
+            a.root = (int) v;
+        else {
+            snprintf(out, outlen, "unknown key '%s' (coll, comm_size, bytes, "
+                     "commutative, inplace, root)", kv);
+            return -1;
+        }
+    }
+    if (a.coll < 0 || a.size < 1 || a.root >= a.size) {
+        snprintf(out, outlen, "coll= and comm_size= (>= 1, > root) are required");
+        return -1;
+    }
+    ch4coll_config_load();
+    a.elem = ch4coll_coll_is_reduction(a.coll) ? int_elem : byte_elem;
+    a.op = MPI_SUM;
+    a.count = (size_t) bytes / a.elem.size;
+    vec = malloc(2 * (size_t) a.size * sizeof *vec);
+    if (!vec) {
+        snprintf(out, outlen, "out of memory");
+        return -1;
+    }
+    for (i = 0; i < a.size; i++) {
+        vec[i] = a.count;
+        vec[a.size + i] = (size_t) i * a.count;
+    }
+    a.counts = a.scounts = vec;
+    a.displs = a.sdispls = vec + a.size;
+    al = ch4coll_select(&a, params, &why, &st);
+    if (!al)
+        snprintf(out, outlen, "%s p=%d bytes=%lld: error (%s)",
+                 ch4coll_coll_name(a.coll), a.size, (long long) bytes,
+                 ch4coll_strerror(st));
+    else
+        snprintf(out, outlen, "%s p=%d bytes=%lld%s%s: %s (%s)",
+                 ch4coll_coll_name(a.coll), a.size, (long long) bytes,
+                 a.commutative ? "" : " noncommutative",
+                 a.inplace ? " in_place" : "", al->name, why);
+    free(vec);
+    return al ? 0 : -1;
+}

@@ -1,0 +1,206 @@
+/*
+ * comm.c - communicator state, the attribute that carries it, and cleanup
+ * at MPI_Finalize.
+ *
+ * MPI deletes the attributes of MPI_COMM_SELF first in MPI_Finalize; an
+ * attribute there frees every state still alive (those of MPI_COMM_WORLD and
+ * of communicators the application never freed).  A one-entry lookup cache
+ * per thread avoids the attribute search on repeated calls; it is cleared
+ * whenever a state is freed.
+ */
+#include "comm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../select/config.h"
+#include "../util/util.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static int self_keyval = MPI_KEYVAL_INVALID;
+static int initialized;
+static int node_size = 1;
+static ch4coll_comm_t *all_states;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread MPI_Comm last_comm = MPI_COMM_NULL;
+static __thread ch4coll_comm_t *last_state;
+static unsigned state_epoch;    /* bumped on every free */
+static __thread unsigned last_epoch;
+
+static void state_free(ch4coll_comm_t *c)
+{
+    pthread_mutex_lock(&lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        all_states = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    state_epoch++;
+    pthread_mutex_unlock(&lock);
+    ch4coll_cache_destroy(&c->cache);
+    if (c->dup != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->dup);
+    ch4coll_free(c->vbuf);
+    ch4coll_free(c);
+}
+
+static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void) comm;
+    (void) kv;
+    (void) extra;
+    state_free(val);
+    return MPI_SUCCESS;
+}
+
+/* MPI_COMM_SELF's attribute: runs first in MPI_Finalize. */
+static int finalize_all(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void) comm;
+    (void) kv;
+    (void) val;
+    (void) extra;
+    while (all_states)
+        PMPI_Comm_delete_attr(all_states->user, keyval);
+    PMPI_Comm_free_keyval(&keyval);
+    initialized = 0;
+    return MPI_SUCCESS;
+}
+
+static int count_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int) n : 1;
+}
+
+/* Ranks on this node: from the launcher if it says, else measured. */
+static void detect_node_size(int may_split)
+{
+    const char *env = getenv("MPI_LOCALNRANKS");
+    int64_t v;
+    MPI_Comm node;
+
+    if (env && ch4coll_parse_int64(env, 1, 1 << 24, &v) == CH4COLL_OK) {
+        node_size = (int) v;
+        return;
+    }
+    if (may_split && PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED,
+                                          0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        PMPI_Comm_size(node, &node_size);
+        PMPI_Comm_free(&node);
+    }
+}
+
+static int init_once(int may_split)
+{
+    int rank, rc = CH4COLL_OK;
+
+    if (initialized)
+        return CH4COLL_OK;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ch4coll_log_rank = rank;
+    if (ch4coll_config_load() > 0
+        && ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR)
+        rc = CH4COLL_ERR_ARG;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
+    if (self_keyval == MPI_KEYVAL_INVALID)
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all,
+                                &self_keyval, NULL);
+    PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+    detect_node_size(may_split);
+    initialized = 1;
+    ch4coll_log(CH4COLL_LOG_INFO, "ch4coll %s: %s, %d rank(s) on this node, "
+                "%d core(s)", "0.1.0",
+                ch4coll_config.enable ? "enabled" : "disabled",
+                node_size, count_cores());
+    return rc;
+}
+
+int ch4coll_init(void)
+{
+    return init_once(1);
+}
+
+static int want_yield(void)
+{
+    if (ch4coll_config.yield != CH4COLL_YIELD_AUTO)
+        return ch4coll_config.yield;
+    return node_size > count_cores();
+}
+
+static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
+{
+    ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
+    int *ub, flag;
+
+    if (!c)
+        return CH4COLL_ERR_NOMEM;
+    c->user = comm;
+    c->dup = MPI_COMM_NULL;
+    PMPI_Comm_test_inter(comm, &c->inter);
+    PMPI_Comm_rank(comm, &c->rank);
+    PMPI_Comm_size(comm, &c->size);
+    if (!c->inter) {
+        if (PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
+            ch4coll_free(c);
+            return CH4COLL_ERR_MPI;
+        }
+        PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
+        c->tag_ub = flag ? *ub : 32767;
+        c->vbuf = ch4coll_malloc(4 * (size_t) c->size * sizeof *c->vbuf);
+        if (!c->vbuf) {
+            PMPI_Comm_free(&c->dup);
+            ch4coll_free(c);
+            return CH4COLL_ERR_NOMEM;
+        }
+    }
+    c->yield = want_yield();
+    ch4coll_cache_init(&c->cache, ch4coll_config.cache_size);
+    pthread_mutex_lock(&lock);
+    c->next = all_states;
+    if (all_states)
+        all_states->prev = c;
+    all_states = c;
+    pthread_mutex_unlock(&lock);
+    PMPI_Comm_set_attr(comm, keyval, c);
+    *out = c;
+    return CH4COLL_OK;
+}
+
+int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
+{
+    void *val;
+    int flag, rc;
+
+    if (comm == last_comm && last_epoch == state_epoch) {
+        *out = last_state;
+        return CH4COLL_OK;
+    }
+    if (!initialized && (rc = init_once(0)) != CH4COLL_OK)
+        return rc;
+    PMPI_Comm_get_attr(comm, keyval, &val, &flag);
+    if (flag) {
+        *out = val;
+    } else {
+        rc = state_create(comm, out);
+        if (rc != CH4COLL_OK)
+            return rc;
+    }
+    last_comm = comm;
+    last_state = *out;
+    last_epoch = state_epoch;
+    return CH4COLL_OK;
+}
+
+void ch4coll_comm_forget(MPI_Datatype dt, MPI_Op op)
+{
+    ch4coll_comm_t *c;
+
+    pthread_mutex_lock(&lock);
+    for (c = all_states; c; c = c->next)
+        ch4coll_cache_forget(&c->cache, dt, op);
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,54 @@
+/*
+ * comm.h - per-communicator state of preload mode.
+ *
+ * Created at the first collective ch4coll runs on a communicator (every
+ * rank reaches that call, so duplicating there is safe), cached as an
+ * attribute, freed with the communicator.  Holds the private duplicate all
+ * schedules communicate on, the tag sequence, the schedule cache and
+ * scratch for v-collective arrays.
+ */
+#ifndef CH4COLL_COMM_H
+#define CH4COLL_COMM_H
+
+#include <mpi.h>
+
+#include "../sched/cache.h"
+
+typedef struct ch4coll_comm {
+    MPI_Comm user;              /* the application's communicator */
+    MPI_Comm dup;               /* private duplicate (MPI_COMM_NULL: inter) */
+    int inter;                  /* intercommunicator: always native */
+    int rank, size;
+    int tag, tag_ub;            /* next tag of the per-call sequence */
+    int yield;                  /* yield the core when idle */
+    ch4coll_cache_t cache;
+    size_t *vbuf;               /* 4 * size entries */
+    struct ch4coll_comm *prev, *next;
+} ch4coll_comm_t;
+
+/* Library-wide initialisation (CVARs, keyval, node size); idempotent.
+ * Called from MPI_Init/MPI_Init_thread or lazily at the first collective.
+ * Returns CH4COLL_OK or CH4COLL_ERR_ARG when a CVAR was bad and
+ * MPIR_CVAR_CH4COLL_FALLBACK=error. */
+int ch4coll_init(void);
+
+/* The state of comm, created on first use (collective over comm). */
+int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out);
+
+/* Drop every cached schedule that names this datatype or op (before
+ * MPI_Type_free / MPI_Op_free release the handle for reuse). */
+void ch4coll_comm_forget(MPI_Datatype dt, MPI_Op op);
+
+/* Tags [tag, tag + n) for the next call. */
+static inline int ch4coll_comm_next_tag(ch4coll_comm_t *c, int n)
+{
+    int t;
+
+    if (c->tag > c->tag_ub - n)
+        c->tag = 0;
+    t = c->tag;
+    c->tag += n;
+    return t;
+}
+
+#endif /* CH4COLL_COMM_H */

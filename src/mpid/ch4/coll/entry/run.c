@@ -1,0 +1,578 @@
+/*
+ * run.c - args -> select -> build or cache -> execute -> transport.
+ *
+ * key        the significant MPI arguments, raw (counts, handles,
+ *            v-arrays): enough to find the cached schedule without asking
+ *            MPI anything about the datatypes.
+ * lookup     the communicator's cache.  On a miss shape() turns the
+ *            arguments into the call shape (ch4coll_args_t: reductions keep
+ *            the user's datatype as element, data movement is described in
+ *            bytes), select() picks the algorithm, the builder emits the
+ *            schedule, commit freezes it, and packing buffers are sized for
+ *            non-contiguous datatypes.
+ * execute    bind the buffers (packing non-contiguous data first), start,
+ *            progress until done (yielding the core when idle and
+ *            oversubscribed), unpack.
+ *
+ * A cache hit does no allocation and no datatype query: the key is built on
+ * the stack from the arguments, the schedule and its buffers exist.
+ */
+#include "run.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../algos/algo.h"
+#include "../select/config.h"
+#include "../select/select.h"
+#include "../util/util.h"
+#include "comm.h"
+
+static uint64_t stat_calls, stat_native, stat_hits, stat_misses;
+static char last_decision[sizeof(((ch4coll_centry_t *) 0)->decision)];
+static const ch4coll_centry_t *last_entry;
+
+void ch4coll_run_stats(uint64_t *calls, uint64_t *native, uint64_t *hits,
+                       uint64_t *misses)
+{
+    *calls = stat_calls;
+    *native = stat_native;
+    *hits = stat_hits;
+    *misses = stat_misses;
+}
+
+const char *ch4coll_last_decision(void)
+{
+    return last_decision;
+}
+
+static void elem_of(MPI_Datatype dt, ch4coll_elem_t *e)
+{
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+
+    PMPI_Type_size(dt, &size);
+    PMPI_Type_get_extent(dt, &lb, &extent);
+    PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    e->dt = dt;
+    e->size = (size_t) size;
+    e->extent = (size_t) extent;
+    e->true_lb = tlb;
+    e->true_extent = (size_t) textent;
+    e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
+}
+
+static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+
+static int is_rooted(int coll)
+{
+    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE
+        || coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV
+        || coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
+}
+
+/* Arguments MPICH would reject: leave them to the host MPI, which reports
+ * them through the communicator's error handler. */
+static int args_valid(const ch4coll_call_t *call, const ch4coll_comm_t *c)
+{
+    if (is_rooted(call->coll) && (call->root < 0 || call->root >= c->size))
+        return 0;
+    if (call->snd.count < 0 || call->rcv.count < 0)
+        return 0;
+    if (ch4coll_coll_is_reduction(call->coll) && call->op == MPI_OP_NULL)
+        return 0;
+    return 1;
+}
+
+/* v-arrays in bytes into dst[0..p) (counts) and dst[p..2p) (displs). */
+static int v_bytes(const int *counts, const int *displs, size_t size, int p,
+                   size_t *dst)
+{
+    int i;
+
+    for (i = 0; i < p; i++) {
+        if (counts[i] < 0 || displs[i] < 0)
+            return 0;
+        dst[i] = (size_t) counts[i] * size;
+        dst[p + i] = (size_t) displs[i] * size;
+    }
+    return 1;
+}
+
+/* Reductions: the user's datatype is the element. */
+static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                           ch4coll_args_t *a)
+{
+    int p = c->size, i;
+    size_t sum = 0;
+
+    elem_of(call->rcv.dt, &a->elem);
+    a->op = call->op;
+    PMPI_Op_commutative(call->op, &a->commutative);
+    a->count = (size_t) call->rcv.count;
+    if (call->coll == CH4COLL_REDUCE_SCATTER) {
+        for (i = 0; i < p; i++) {
+            if (call->rcv.counts[i] < 0)
+                return 0;
+            c->vbuf[i] = (size_t) call->rcv.counts[i];
+            c->vbuf[p + i] = sum;
+            sum += c->vbuf[i];
+        }
+        a->counts = c->vbuf;
+        a->displs = c->vbuf + p;
+        a->count = c->vbuf[c->rank];
+    }
+    return 1;
+}
+
+static int sendtype_significant(int coll, int root, int inplace)
+{
+    switch (coll) {
+    case CH4COLL_BCAST:
+    case CH4COLL_BARRIER:
+        return 0;
+    case CH4COLL_SCATTER:
+    case CH4COLL_SCATTERV:
+        return root;
+    default:
+        return !inplace;
+    }
+}
+
+static int recvtype_significant(int coll, int root, int inplace)
+{
+    switch (coll) {
+    case CH4COLL_BARRIER:
+        return 0;
+    case CH4COLL_GATHER:
+    case CH4COLL_GATHERV:
+        return root;
+    case CH4COLL_SCATTER:
+    case CH4COLL_SCATTERV:
+        return !(root && inplace);
+    default:
+        return 1;
+    }
+}
+
+/* Data movement: everything in bytes, io describes the packing needs. */
+static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                          ch4coll_args_t *a, ch4coll_bind_t *io)
+{
+    int p = c->size, root = a->rank == a->root && is_rooted(a->coll);
+    size_t *v = c->vbuf;
+    const ch4coll_side_t *s = &call->snd, *r = &call->rcv;
+
+    a->elem = byte_elem;
+    a->commutative = 1;
+    /* only the datatypes MPI says are significant on this rank are read */
+    if (sendtype_significant(a->coll, root, a->inplace))
+        elem_of(s->dt, &io->st);
+    if (recvtype_significant(a->coll, root, a->inplace))
+        elem_of(r->dt, &io->rt);
+    io->s_nblk = io->r_nblk = 1;
+    switch (a->coll) {
+    case CH4COLL_BCAST:
+        a->count = (size_t) r->count * io->rt.size;
+        io->r_in = root;
+        io->r_out = !root;
+        break;
+    case CH4COLL_GATHER:
+    case CH4COLL_ALLGATHER:
+    case CH4COLL_ALLTOALL:
+        a->count = a->inplace ? (size_t) r->count * io->rt.size
+            : (size_t) s->count * io->st.size;
+        io->s_in = !a->inplace;
+        io->s_nblk = a->coll == CH4COLL_ALLTOALL ? p : 1;
+        io->r_in = a->inplace;
+        io->r_out = a->coll != CH4COLL_GATHER || root;
+        io->r_nblk = p;
+        break;
+    case CH4COLL_SCATTER:
+        a->count = root && a->inplace ? (size_t) s->count * io->st.size
+            : (size_t) r->count * io->rt.size;
+        io->s_in = root;
+        io->s_nblk = p;
+        io->r_out = !(root && a->inplace);
+        break;
+    case CH4COLL_ALLGATHERV:
+    case CH4COLL_GATHERV:
+        io->s_in = !a->inplace;
+        io->r_v = 1;
+        io->r_in = a->inplace;
+        io->r_out = a->coll == CH4COLL_ALLGATHERV || root;
+        if (a->coll == CH4COLL_ALLGATHERV || root) {
+            if (!v_bytes(r->counts, r->displs, io->rt.size, p, v))
+                return 0;
+            a->counts = v;
+            a->displs = v + p;
+        }
+        a->count = a->inplace ? v[a->rank] : (size_t) s->count * io->st.size;
+        break;
+    case CH4COLL_SCATTERV:
+        io->s_in = root;
+        io->s_v = 1;
+        io->r_out = !(root && a->inplace);
+        if (root) {
+            if (!v_bytes(s->counts, s->displs, io->st.size, p, v))
+                return 0;
+            a->scounts = v;
+            a->sdispls = v + p;
+        }
+        a->count = root && a->inplace ? v[a->rank] : (size_t) r->count * io->rt.size;
+        break;
+    case CH4COLL_ALLTOALLV:
+        io->s_in = !a->inplace;
+        io->s_v = io->r_v = 1;
+        io->r_in = a->inplace;
+        io->r_out = 1;
+        if (!v_bytes(r->counts, r->displs, io->rt.size, p, v))
+            return 0;
+        if (a->inplace)
+            memset(v + 2 * p, 0, 2 * (size_t) p * sizeof *v);
+        else if (!v_bytes(s->counts, s->displs, io->st.size, p, v + 2 * p))
+            return 0;
+        a->counts = v;
+        a->displs = v + p;
+        a->scounts = v + 2 * p;
+        a->sdispls = v + 3 * p;
+        break;
+    default:                    /* barrier */
+        break;
+    }
+    return 1;
+}
+
+/* MPI_IN_PLACE on this rank: the send buffer, or for scatter(v) the
+ * receive buffer; for rooted collectives only the root's counts. */
+static int in_place(const ch4coll_call_t *call, int rank)
+{
+    int scat = call->coll == CH4COLL_SCATTER || call->coll == CH4COLL_SCATTERV;
+
+    if (is_rooted(call->coll) && rank != call->root)
+        return 0;
+    return (scat ? call->rcv.buf : call->snd.buf) == MPI_IN_PLACE;
+}
+
+/* The cache key: the arguments MPI says are significant on this rank. */
+static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
+                     ch4coll_key_t *k)
+{
+    int coll = call->coll, root = is_rooted(coll) && c->rank == call->root;
+
+    memset(k, 0, sizeof *k);
+    k->coll = coll;
+    k->root = is_rooted(coll) ? call->root : 0;
+    k->inplace = in_place(call, c->rank);
+    k->op = call->op;
+    k->p = c->size;
+    k->stype = k->rtype = MPI_DATATYPE_NULL;
+    if (ch4coll_coll_is_reduction(coll)) {
+        k->rcount = call->rcv.count;
+        k->rtype = call->rcv.dt;
+        k->v[0] = call->rcv.counts;     /* reduce_scatter */
+    } else {
+        if (sendtype_significant(coll, root, k->inplace)) {
+            k->scount = call->snd.count;
+            k->stype = call->snd.dt;
+            if (call->snd.counts && (coll != CH4COLL_SCATTERV || root)) {
+                k->v[2] = call->snd.counts;
+                k->v[3] = call->snd.displs;
+            }
+        }
+        if (recvtype_significant(coll, root, k->inplace)) {
+            k->rcount = call->rcv.count;
+            k->rtype = call->rcv.dt;
+            if (call->rcv.counts && (coll != CH4COLL_GATHERV || root)) {
+                k->v[0] = call->rcv.counts;
+                k->v[1] = call->rcv.displs;
+            }
+        }
+    }
+}
+
+static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                 ch4coll_args_t *a, ch4coll_bind_t *io)
+{
+    int ok;
+
+    memset(a, 0, sizeof *a);
+    memset(io, 0, sizeof *io);
+    a->coll = call->coll;
+    a->rank = c->rank;
+    a->size = c->size;
+    a->root = is_rooted(call->coll) ? call->root : 0;
+    a->inplace = in_place(call, c->rank);
+    a->op = MPI_OP_NULL;
+    if (ch4coll_coll_is_reduction(call->coll))
+        ok = shape_reduction(c, call, a);
+    else
+        ok = shape_movement(c, call, a, io);
+    return ok;
+}
+
+/* ------------------------------------------------------ packing support */
+
+typedef struct {
+    const ch4coll_side_t *side;
+    const ch4coll_elem_t *t;
+    int nblk, v;
+} side_view_t;
+
+static size_t blk_count(const side_view_t *sv, int i)
+{
+    return sv->v ? (size_t) sv->side->counts[i] : (size_t) sv->side->count;
+}
+
+static size_t blk_disp(const side_view_t *sv, int i)
+{
+    return sv->v ? (size_t) sv->side->displs[i] : (size_t) i * sv->side->count;
+}
+
+static size_t packed_bytes(const side_view_t *sv)
+{
+    size_t end = 0, e;
+    int i;
+
+    for (i = 0; i < sv->nblk; i++) {
+        e = (blk_disp(sv, i) + blk_count(sv, i)) * sv->t->size;
+        if (blk_count(sv, i) > 0 && e > end)
+            end = e;
+    }
+    return end;
+}
+
+/* Pack (or unpack) every block between the user buffer and the stage. */
+static int move_side(const side_view_t *sv, void *user, void *stage, int unpack)
+{
+    int i, pos, rc = MPI_SUCCESS;
+
+    for (i = 0; i < sv->nblk && rc == MPI_SUCCESS; i++) {
+        size_t n = blk_count(sv, i), d = blk_disp(sv, i);
+        char *u = (char *) user + d * sv->t->extent;
+        char *st = (char *) stage + d * sv->t->size;
+        pos = 0;
+        if (n == 0)
+            continue;
+        if (unpack)
+            rc = PMPI_Unpack(st, (int) (n * sv->t->size), &pos, u, (int) n,
+                             sv->t->dt, MPI_COMM_SELF);
+        else
+            rc = PMPI_Pack(u, (int) n, sv->t->dt, st, (int) (n * sv->t->size),
+                           &pos, MPI_COMM_SELF);
+    }
+    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
+static void views(const ch4coll_call_t *call, const ch4coll_bind_t *io, int p,
+                  side_view_t *s, side_view_t *r)
+{
+    s->side = &call->snd;
+    s->t = &io->st;
+    s->v = io->s_v;
+    s->nblk = io->s_v ? p : io->s_nblk;
+    r->side = &call->rcv;
+    r->t = &io->rt;
+    r->v = io->r_v;
+    r->nblk = io->r_v ? p : io->r_nblk;
+}
+
+static int need_send_stage(const ch4coll_bind_t *io)
+{
+    return io->s_in && !io->st.dense;
+}
+
+static int need_recv_stage(const ch4coll_bind_t *io)
+{
+    return (io->r_in || io->r_out) && !io->rt.dense;
+}
+
+/* ------------------------------------------------------------ build */
+
+/* The decision text of an entry, formatted once when it is built. */
+static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
+                            const char *why)
+{
+    int red = ch4coll_coll_is_reduction(a->coll);
+
+    snprintf(e->decision, sizeof e->decision,
+             "%s count=%zu %s=%zu p=%d root=%d%s%s: %s (%s)",
+             ch4coll_coll_name(a->coll), a->count,
+             red ? "elem_bytes" : "bytes", red ? a->elem.size : a->count,
+             a->size, a->root, a->inplace ? " in_place" : "",
+             red && !a->commutative ? " noncommutative" : "", e->algo->name,
+             why);
+}
+
+static void describe(const ch4coll_centry_t *e)
+{
+    memcpy(last_decision, e->decision, sizeof last_decision);
+    last_entry = e;
+}
+
+static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                       const ch4coll_args_t *a, const ch4coll_key_t *k,
+                       const ch4coll_bind_t *io, ch4coll_centry_t **out)
+{
+    ch4coll_centry_t *e;
+    const ch4coll_algo_t *al;
+    int64_t params[CH4COLL_MAX_PARAMS];
+    const char *why;
+    int rc;
+    side_view_t sv, rv;
+
+    al = ch4coll_select(a, params, &why, &rc);
+    if (!al)
+        return rc;
+    e = ch4coll_cache_insert(&c->cache, k);
+    if (!e)
+        return CH4COLL_ERR_NOMEM;
+    e->algo = al;
+    e->bind = *io;
+    memcpy(e->params, params, sizeof params);
+    format_decision(e, a, why);
+    describe(e);
+    if (c->rank == 0 || ch4coll_log_on(CH4COLL_LOG_CALL))
+        ch4coll_log(CH4COLL_LOG_INFO, "%s", last_decision);
+    *out = e;
+    if (ch4coll_algo_is_native(al))
+        return CH4COLL_OK;
+    rc = ch4coll_sched_init(&e->sched, &a->elem, a->op, a->rank, a->size);
+    e->built = 1;
+    if (rc == CH4COLL_OK)
+        rc = al->build(&e->sched, a, params);
+    if (rc == CH4COLL_OK)
+        rc = ch4coll_sched_commit(&e->sched);
+    if (rc != CH4COLL_OK)
+        return rc;
+    if (ch4coll_coll_is_reduction(a->coll))
+        return CH4COLL_OK;
+    views(call, io, a->size, &sv, &rv);
+    if (need_send_stage(io)) {
+        e->stage_bytes[0] = packed_bytes(&sv);
+        e->stage[0] = ch4coll_malloc(e->stage_bytes[0]);
+    }
+    if (need_recv_stage(io)) {
+        e->stage_bytes[1] = packed_bytes(&rv);
+        e->stage[1] = ch4coll_malloc(e->stage_bytes[1]);
+    }
+    if ((need_send_stage(io) && !e->stage[0])
+        || (need_recv_stage(io) && !e->stage[1]))
+        return CH4COLL_ERR_NOMEM;
+    return CH4COLL_OK;
+}
+
+/* ---------------------------------------------------------- execute */
+
+static int wait_done(ch4coll_sched_t *s, int yield)
+{
+    int rc, progressed;
+
+    for (;;) {
+        rc = ch4coll_sched_progress(s, &progressed);
+        if (rc != CH4COLL_OK || ch4coll_sched_done(s))
+            return rc;
+        if (!progressed && yield)
+            sched_yield();
+    }
+}
+
+static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
+                   const ch4coll_call_t *call)
+{
+    const ch4coll_bind_t *io = &e->bind;
+    const void *sbuf = call->snd.buf == MPI_IN_PLACE ? NULL : call->snd.buf;
+    void *rbuf = (void *) call->rcv.buf;
+    side_view_t sv, rv;
+    int rc;
+
+    if (rbuf == MPI_IN_PLACE)
+        rbuf = NULL;
+    if (!ch4coll_coll_is_reduction(call->coll)) {
+        views(call, io, c->size, &sv, &rv);
+        if (need_send_stage(io)) {
+            if ((rc = move_side(&sv, (void *) sbuf, e->stage[0], 0)) != CH4COLL_OK)
+                return rc;
+            sbuf = e->stage[0];
+        }
+        if (need_recv_stage(io)) {
+            if (io->r_in
+                && (rc = move_side(&rv, rbuf, e->stage[1], 0)) != CH4COLL_OK)
+                return rc;
+            rbuf = e->stage[1];
+        }
+    }
+    rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
+                             ch4coll_comm_next_tag(c, e->sched.ntags),
+                             &ch4coll_transport_pmpi, &c->dup);
+    if (rc == CH4COLL_OK)
+        rc = wait_done(&e->sched, c->yield);
+    if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(call->coll)
+        && need_recv_stage(io) && io->r_out)
+        rc = move_side(&rv, (void *) call->rcv.buf, e->stage[1], 1);
+    return rc;
+}
+
+static int mpi_error(MPI_Comm comm, int rc)
+{
+    int code = rc == CH4COLL_ERR_COUNT ? MPI_ERR_COUNT
+        : rc == CH4COLL_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_OTHER;
+
+    ch4coll_log(CH4COLL_LOG_WARN, "error: %s", ch4coll_strerror(rc));
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+/* A miss: check the arguments, compute the shape, select and build. */
+static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                const ch4coll_key_t *k, ch4coll_centry_t **e)
+{
+    ch4coll_args_t a;
+    ch4coll_bind_t io;
+
+    *e = NULL;
+    if (!args_valid(call, c) || !shape(c, call, &a, &io))
+        return CH4COLL_OK;      /* invalid: the host MPI reports it */
+    return build_entry(c, call, &a, k, &io, e);
+}
+
+int ch4coll_run(const ch4coll_call_t *call)
+{
+    ch4coll_comm_t *c;
+    ch4coll_key_t k;
+    ch4coll_centry_t *e;
+    int rc;
+
+    if (!ch4coll_config.enable || call->comm == MPI_COMM_NULL)
+        goto native;
+    rc = ch4coll_comm_get(call->comm, &c);
+    if (rc != CH4COLL_OK)
+        return mpi_error(call->comm, rc);
+    if (c->inter)
+        goto native;
+    make_key(c, call, &k);
+    e = ch4coll_cache_lookup(&c->cache, &k);
+    if (e) {
+        stat_hits++;
+    } else {
+        stat_misses++;
+        rc = miss(c, call, &k, &e);
+        if (rc != CH4COLL_OK)
+            return mpi_error(call->comm, rc);
+        if (!e)
+            goto native;
+    }
+    if (e != last_entry)
+        describe(e);
+    if (!e->built)
+        goto native;
+    if (ch4coll_log_on(CH4COLL_LOG_CALL))
+        ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
+    stat_calls++;
+    rc = execute(c, e, call);
+    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+native:
+    stat_native++;
+    return CH4COLL_RUN_NATIVE;
+}

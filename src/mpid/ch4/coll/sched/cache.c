@@ -1,0 +1,191 @@
+/*
+ * cache.c - hash chains plus an LRU list (see cache.h).
+ */
+#include "cache.h"
+
+#include <string.h>
+
+#include "../util/util.h"
+
+void ch4coll_cache_init(ch4coll_cache_t *c, int limit)
+{
+    memset(c, 0, sizeof *c);
+    c->limit = limit > 0 ? limit : 1;
+}
+
+static void entry_free(ch4coll_centry_t *e)
+{
+    if (e->built)
+        ch4coll_sched_destroy(&e->sched);
+    ch4coll_free(e->stage[0]);
+    ch4coll_free(e->stage[1]);
+    ch4coll_free(e->vcopy);
+    ch4coll_free(e);
+}
+
+void ch4coll_cache_destroy(ch4coll_cache_t *c)
+{
+    ch4coll_centry_t *e = c->newest, *next;
+
+    for (; e; e = next) {
+        next = e->lnext;
+        entry_free(e);
+    }
+    memset(c->bucket, 0, sizeof c->bucket);
+    c->newest = c->oldest = NULL;
+    c->n = 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+void ch4coll_key_hash(ch4coll_key_t *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int i, j;
+
+    h = mix(h, (uint64_t) k->coll | (uint64_t) k->inplace << 8
+            | (uint64_t) (uint32_t) k->root << 16);
+    h = mix(h, (uint64_t) (uint32_t) k->scount << 32 | (uint32_t) k->rcount);
+    h = mix(h, (uint64_t) (uintptr_t) k->stype);
+    h = mix(h, (uint64_t) (uintptr_t) k->rtype);
+    h = mix(h, (uint64_t) (uintptr_t) k->op);
+    for (j = 0; j < 4; j++)
+        if (k->v[j])
+            for (i = 0; i < k->p; i++)
+                h = mix(h, (uint64_t) (uint32_t) k->v[j][i] + (uint64_t) j);
+    k->hash = h;
+}
+
+/* Equal keys; the hashes are compared by the caller when both exist. */
+static int key_equal(const ch4coll_key_t *a, const ch4coll_key_t *b)
+{
+    int j;
+
+    if (a->coll != b->coll || a->root != b->root
+        || a->inplace != b->inplace || a->scount != b->scount
+        || a->rcount != b->rcount || a->stype != b->stype
+        || a->rtype != b->rtype || a->op != b->op || a->p != b->p)
+        return 0;
+    for (j = 0; j < 4; j++) {
+        if (!a->v[j] != !b->v[j])
+            return 0;
+        if (a->v[j] && memcmp(a->v[j], b->v[j], (size_t) a->p * sizeof(int)))
+            return 0;
+    }
+    return 1;
+}
+
+static void lru_unlink(ch4coll_cache_t *c, ch4coll_centry_t *e)
+{
+    if (e->lprev)
+        e->lprev->lnext = e->lnext;
+    else
+        c->newest = e->lnext;
+    if (e->lnext)
+        e->lnext->lprev = e->lprev;
+    else
+        c->oldest = e->lprev;
+    e->lprev = e->lnext = NULL;
+}
+
+static void lru_push(ch4coll_cache_t *c, ch4coll_centry_t *e)
+{
+    e->lprev = NULL;
+    e->lnext = c->newest;
+    if (c->newest)
+        c->newest->lprev = e;
+    c->newest = e;
+    if (!c->oldest)
+        c->oldest = e;
+}
+
+ch4coll_centry_t *ch4coll_cache_lookup(ch4coll_cache_t *c, ch4coll_key_t *k)
+{
+    ch4coll_centry_t *e = c->newest;
+
+    /* The most recent shape first: repeated calls need no hash at all. */
+    if (e && key_equal(&e->key, k)) {
+        c->hits++;
+        return e;
+    }
+    ch4coll_key_hash(k);
+    e = c->bucket[k->hash % CH4COLL_CACHE_BUCKETS];
+    while (e && !(e->key.hash == k->hash && key_equal(&e->key, k)))
+        e = e->hnext;
+    if (!e) {
+        c->misses++;
+        return NULL;
+    }
+    c->hits++;
+    lru_unlink(c, e);
+    lru_push(c, e);
+    return e;
+}
+
+static void evict(ch4coll_cache_t *c, ch4coll_centry_t *e)
+{
+    ch4coll_centry_t **pp;
+
+    pp = &c->bucket[e->key.hash % CH4COLL_CACHE_BUCKETS];
+    while (*pp != e)
+        pp = &(*pp)->hnext;
+    *pp = e->hnext;
+    lru_unlink(c, e);
+    entry_free(e);
+    c->n--;
+    c->evictions++;
+}
+
+void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)
+{
+    ch4coll_centry_t *e = c->newest, *next;
+
+    for (; e; e = next) {
+        next = e->lnext;
+        if ((dt != MPI_DATATYPE_NULL
+             && (e->key.stype == dt || e->key.rtype == dt))
+            || (op != MPI_OP_NULL && e->key.op == op))
+            evict(c, e);
+    }
+}
+
+ch4coll_centry_t *ch4coll_cache_insert(ch4coll_cache_t *c,
+                                       const ch4coll_key_t *k)
+{
+    ch4coll_centry_t *e = ch4coll_calloc(1, sizeof *e);
+    size_t b, nv;
+    int j;
+
+    if (!e)
+        return NULL;
+    e->key = *k;
+    nv = 0;
+    for (j = 0; j < 4; j++)
+        nv += k->v[j] ? (size_t) k->p : 0;
+    if (nv > 0) {
+        int *dst = e->vcopy = ch4coll_malloc(nv * sizeof *e->vcopy);
+        if (!dst) {
+            ch4coll_free(e);
+            return NULL;
+        }
+        for (j = 0; j < 4; j++) {
+            if (!k->v[j])
+                continue;
+            memcpy(dst, k->v[j], (size_t) k->p * sizeof *dst);
+            e->key.v[j] = dst;
+            dst += k->p;
+        }
+    }
+    while (c->n >= c->limit && c->oldest)
+        evict(c, c->oldest);
+    b = k->hash % CH4COLL_CACHE_BUCKETS;
+    e->hnext = c->bucket[b];
+    c->bucket[b] = e;
+    lru_push(c, e);
+    c->n++;
+    return e;
+}

@@ -1,0 +1,479 @@
+/*
+ * sched.c - the schedule arena and its executor.
+ *
+ * Build: vertices are appended to one array (doubling), their dependency
+ * lists to one flat int array.  A dependency must name an earlier vertex, so
+ * every schedule is acyclic by construction.
+ *
+ * Commit: in-edges become CSR out-edges (succ[], one counting pass and one
+ * fill pass), the in-degrees are kept for resetting the counters at start,
+ * the vertices without dependencies are listed once, scratch buffers are
+ * packed into one 64-byte aligned allocation, and the run-time arrays
+ * (counters, ready queue, in-flight list, request slots) are allocated.
+ *
+ * Run: start copies the in-degrees into the counters and queues the roots;
+ * progress issues ready vertices in FIFO order (local copies and reductions
+ * complete at once, sends and receives go to the transport) and tests the
+ * in-flight requests; a completed vertex decrements its successors' counters
+ * and queues those that reach zero.  Each vertex is queued exactly once per
+ * run, so the queue is a plain array with head and tail.
+ */
+#include "sched.h"
+
+#include <string.h>
+
+#include "../util/util.h"
+
+#define SCRATCH_ALIGN 64
+
+static int fail(ch4coll_sched_t *s, int status)
+{
+    if (s->status == CH4COLL_OK)
+        s->status = status;
+    return -1;
+}
+
+int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
+                       MPI_Op op, int rank, int size)
+{
+    memset(s, 0, sizeof *s);
+    s->elem = *elem;
+    s->op = op;
+    s->rank = rank;
+    s->size = size;
+    s->ntags = 1;
+    s->last_fence = -1;
+    s->nbufs = CH4COLL_BUF_FIRST_SCRATCH;
+    s->cap_bufs = 8;
+    s->bufs = ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->bufs);
+    s->scratch_bytes = ch4coll_calloc((size_t) s->cap_bufs,
+                                      sizeof *s->scratch_bytes);
+    if (!s->bufs || !s->scratch_bytes)
+        return fail(s, CH4COLL_ERR_NOMEM), CH4COLL_ERR_NOMEM;
+    return CH4COLL_OK;
+}
+
+void ch4coll_sched_destroy(ch4coll_sched_t *s)
+{
+    ch4coll_free(s->vtx);
+    ch4coll_free(s->deps);
+    ch4coll_free(s->bufs);
+    ch4coll_free(s->scratch_bytes);
+    ch4coll_free(s->scratch);
+    ch4coll_free(s->succ);
+    ch4coll_free(s->indeg);
+    ch4coll_free(s->roots);
+    ch4coll_free(s->pending);
+    ch4coll_free(s->ready);
+    ch4coll_free(s->act);
+    ch4coll_free(s->reqs);
+    ch4coll_free(s->done_idx);
+    memset(s, 0, sizeof *s);
+}
+
+void ch4coll_sched_set_ntags(ch4coll_sched_t *s, int ntags)
+{
+    s->ntags = ntags > 0 ? ntags : 1;
+}
+
+int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
+{
+    size_t bytes = 0;
+
+    if (s->status != CH4COLL_OK || s->committed)
+        return fail(s, s->committed ? CH4COLL_ERR_ARG : s->status);
+    if (s->nbufs == s->cap_bufs) {
+        int cap = s->cap_bufs * 2;
+        void **b = ch4coll_realloc(s->bufs, (size_t) cap * sizeof *b);
+        size_t *sz;
+        if (!b)
+            return fail(s, CH4COLL_ERR_NOMEM);
+        s->bufs = b;
+        sz = ch4coll_realloc(s->scratch_bytes, (size_t) cap * sizeof *sz);
+        if (!sz)
+            return fail(s, CH4COLL_ERR_NOMEM);
+        s->scratch_bytes = sz;
+        s->cap_bufs = cap;
+    }
+    if (nelems > 0)
+        bytes = (nelems - 1) * s->elem.extent + s->elem.true_extent;
+    s->scratch_bytes[s->nbufs] = bytes;
+    return s->nbufs++;
+}
+
+/* Append a vertex with its dependency list; returns its id or -1. */
+static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto,
+                      int ndeps, const int *deps)
+{
+    ch4coll_vtx_t *v;
+    int i, n = 0;
+
+    if (s->status != CH4COLL_OK)
+        return -1;
+    if (s->committed)
+        return fail(s, CH4COLL_ERR_ARG);
+    if (s->nv == s->cap_v) {
+        int cap = s->cap_v ? 2 * s->cap_v : 16;
+        ch4coll_vtx_t *nvtx = ch4coll_realloc(s->vtx, (size_t) cap * sizeof *nvtx);
+        if (!nvtx)
+            return fail(s, CH4COLL_ERR_NOMEM);
+        s->vtx = nvtx;
+        s->cap_v = cap;
+    }
+    if (s->ndeps + ndeps > s->cap_deps) {
+        int cap = s->cap_deps ? 2 * s->cap_deps : 32;
+        int32_t *nd;
+        while (cap < s->ndeps + ndeps)
+            cap *= 2;
+        nd = ch4coll_realloc(s->deps, (size_t) cap * sizeof *nd);
+        if (!nd)
+            return fail(s, CH4COLL_ERR_NOMEM);
+        s->deps = nd;
+        s->cap_deps = cap;
+    }
+    v = &s->vtx[s->nv];
+    *v = *proto;
+    v->in_first = s->ndeps;
+    for (i = 0; i < ndeps; i++) {
+        if (deps[i] < 0)
+            continue;
+        if (deps[i] >= s->nv)   /* only earlier vertices: no cycles */
+            return fail(s, CH4COLL_ERR_ARG);
+        s->deps[s->ndeps + n++] = deps[i];
+    }
+    v->n_in = n;
+    s->ndeps += n;
+    return s->nv++;
+}
+
+static int check_ref(ch4coll_sched_t *s, ch4coll_ref_t r)
+{
+    return r.buf >= 0 && r.buf < s->nbufs;
+}
+
+static int add_p2p(ch4coll_sched_t *s, int kind, ch4coll_ref_t buf,
+                   size_t count, int peer, int tag, int ndeps,
+                   const int *deps)
+{
+    ch4coll_vtx_t v = { 0 };
+
+    if (!check_ref(s, buf) || peer < 0 || peer >= s->size || tag < 0)
+        return fail(s, CH4COLL_ERR_ARG);
+    v.kind = (uint8_t) kind;
+    v.peer = peer;
+    v.tag = tag;
+    v.a = buf;
+    v.count = count;
+    return add_vertex(s, &v, ndeps, deps);
+}
+
+int ch4coll_sched_send(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
+                       int peer, int tag, int ndeps, const int *deps)
+{
+    return add_p2p(s, CH4COLL_V_SEND, buf, count, peer, tag, ndeps, deps);
+}
+
+int ch4coll_sched_recv(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
+                       int peer, int tag, int ndeps, const int *deps)
+{
+    return add_p2p(s, CH4COLL_V_RECV, buf, count, peer, tag, ndeps, deps);
+}
+
+static int add_local(ch4coll_sched_t *s, int kind, ch4coll_ref_t a,
+                     ch4coll_ref_t b, size_t count, int ndeps,
+                     const int *deps)
+{
+    ch4coll_vtx_t v = { 0 };
+
+    if (!check_ref(s, a) || !check_ref(s, b))
+        return fail(s, CH4COLL_ERR_ARG);
+    v.kind = (uint8_t) kind;
+    v.a = a;
+    v.b = b;
+    v.count = count;
+    return add_vertex(s, &v, ndeps, deps);
+}
+
+int ch4coll_sched_reduce(ch4coll_sched_t *s, ch4coll_ref_t in,
+                         ch4coll_ref_t inout, size_t count, int ndeps,
+                         const int *deps)
+{
+    return add_local(s, CH4COLL_V_REDUCE, in, inout, count, ndeps, deps);
+}
+
+int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src,
+                       ch4coll_ref_t dst, size_t count, int ndeps,
+                       const int *deps)
+{
+    return add_local(s, CH4COLL_V_COPY, src, dst, count, ndeps, deps);
+}
+
+int ch4coll_sched_sink(ch4coll_sched_t *s, int ndeps, const int *deps)
+{
+    ch4coll_vtx_t v = { 0 };
+
+    v.kind = CH4COLL_V_SINK;
+    return add_vertex(s, &v, ndeps, deps);
+}
+
+/* A fence depends on every vertex since the previous fence (and on that
+ * fence), which by transitivity is every earlier vertex. */
+int ch4coll_sched_fence(ch4coll_sched_t *s)
+{
+    ch4coll_vtx_t v = { 0 };
+    int first = s->last_fence < 0 ? 0 : s->last_fence;
+    int n = s->nv - first, i, id;
+    int32_t *tmp;
+
+    if (s->status != CH4COLL_OK)
+        return -1;
+    tmp = ch4coll_malloc((size_t) (n > 0 ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return fail(s, CH4COLL_ERR_NOMEM);
+    for (i = 0; i < n; i++)
+        tmp[i] = first + i;
+    v.kind = CH4COLL_V_FENCE;
+    id = add_vertex(s, &v, n, tmp);
+    ch4coll_free(tmp);
+    if (id >= 0)
+        s->last_fence = id;
+    return id;
+}
+
+static int bind_scratch(ch4coll_sched_t *s)
+{
+    size_t total = 0, off;
+    int b;
+
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
+        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN
+            * SCRATCH_ALIGN;
+    if (total == 0)
+        return CH4COLL_OK;
+    s->scratch = ch4coll_malloc(total);
+    if (!s->scratch)
+        return CH4COLL_ERR_NOMEM;
+    off = 0;
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++) {
+        /* element 0's first byte is at base + true_lb */
+        s->bufs[b] = (char *) s->scratch + off - s->elem.true_lb;
+        off += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN
+            * SCRATCH_ALIGN;
+    }
+    return CH4COLL_OK;
+}
+
+static int build_csr(ch4coll_sched_t *s)
+{
+    int i, j;
+
+    s->indeg = ch4coll_malloc((size_t) (s->nv + 1) * sizeof *s->indeg);
+    s->succ = ch4coll_malloc((size_t) (s->ndeps + 1) * sizeof *s->succ);
+    s->roots = ch4coll_malloc((size_t) (s->nv + 1) * sizeof *s->roots);
+    if (!s->indeg || !s->succ || !s->roots)
+        return CH4COLL_ERR_NOMEM;
+    for (i = 0; i < s->nv; i++)
+        s->vtx[i].n_out = 0;
+    for (i = 0; i < s->nv; i++) {
+        ch4coll_vtx_t *v = &s->vtx[i];
+        s->indeg[i] = v->n_in;
+        for (j = 0; j < v->n_in; j++)
+            s->vtx[s->deps[v->in_first + j]].n_out++;
+        if (v->n_in == 0)
+            s->roots[s->nroots++] = i;
+    }
+    j = 0;
+    for (i = 0; i < s->nv; i++) {
+        s->vtx[i].out_first = j;
+        j += s->vtx[i].n_out;
+        s->vtx[i].n_out = 0;
+    }
+    for (i = 0; i < s->nv; i++) {
+        ch4coll_vtx_t *v = &s->vtx[i];
+        for (j = 0; j < v->n_in; j++) {
+            ch4coll_vtx_t *u = &s->vtx[s->deps[v->in_first + j]];
+            s->succ[u->out_first + u->n_out++] = i;
+        }
+    }
+    return CH4COLL_OK;
+}
+
+int ch4coll_sched_commit(ch4coll_sched_t *s)
+{
+    int i, rc;
+    size_t n;
+
+    if (s->status != CH4COLL_OK)
+        return s->status;
+    for (i = 0; i < s->nv; i++) {
+        int k = s->vtx[i].kind;
+        if (k == CH4COLL_V_SEND || k == CH4COLL_V_RECV) {
+            s->ncomm++;
+            if (s->vtx[i].tag >= s->ntags)   /* builder bug */
+                return s->status = CH4COLL_ERR_ARG;
+        }
+    }
+    rc = build_csr(s);
+    if (rc == CH4COLL_OK)
+        rc = bind_scratch(s);
+    if (rc != CH4COLL_OK)
+        return s->status = rc;
+    n = (size_t) (s->nv + 1);
+    s->pending = ch4coll_malloc(n * sizeof *s->pending);
+    s->ready = ch4coll_malloc(n * sizeof *s->ready);
+    n = (size_t) (s->ncomm + 1);
+    s->act = ch4coll_malloc(n * sizeof *s->act);
+    s->reqs = ch4coll_malloc(n * CH4COLL_REQ_MAX);
+    s->done_idx = ch4coll_malloc(n * sizeof *s->done_idx);
+    if (!s->pending || !s->ready || !s->act || !s->reqs || !s->done_idx)
+        return s->status = CH4COLL_ERR_NOMEM;
+    /* the build-time dependency lists are no longer needed */
+    ch4coll_free(s->deps);
+    s->deps = NULL;
+    s->committed = 1;
+    s->ndone = s->nv;           /* not running */
+    return CH4COLL_OK;
+}
+
+size_t ch4coll_sched_scratch_size(const ch4coll_sched_t *s)
+{
+    size_t total = 0;
+    int b;
+
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
+        total += s->scratch_bytes[b];
+    return total;
+}
+
+int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf,
+                        void *recvbuf, int tag_base,
+                        const ch4coll_transport_t *tp, void *tctx)
+{
+    if (!s->committed || tp->req_size > CH4COLL_REQ_MAX)
+        return CH4COLL_ERR_ARG;
+    s->bufs[CH4COLL_BUF_SEND] = (void *) (uintptr_t) sendbuf;
+    s->bufs[CH4COLL_BUF_RECV] = recvbuf;
+    s->tag_base = tag_base;
+    s->tp = tp;
+    s->tctx = tctx;
+    memcpy(s->pending, s->indeg, (size_t) s->nv * sizeof *s->pending);
+    memcpy(s->ready, s->roots, (size_t) s->nroots * sizeof *s->ready);
+    s->rhead = 0;
+    s->rtail = s->nroots;
+    s->nact = 0;
+    s->ndone = 0;
+    return CH4COLL_OK;
+}
+
+static inline void *ref_ptr(const ch4coll_sched_t *s, ch4coll_ref_t r)
+{
+    return (char *) s->bufs[r.buf] + r.off;
+}
+
+static void complete(ch4coll_sched_t *s, int id)
+{
+    const ch4coll_vtx_t *v = &s->vtx[id];
+    int j;
+
+    for (j = 0; j < v->n_out; j++) {
+        int w = s->succ[v->out_first + j];
+        if (--s->pending[w] == 0)
+            s->ready[s->rtail++] = w;
+    }
+    s->ndone++;
+}
+
+static int issue(ch4coll_sched_t *s, int id)
+{
+    const ch4coll_vtx_t *v = &s->vtx[id];
+    void *req;
+    int rc = CH4COLL_OK;
+
+    switch (v->kind) {
+    case CH4COLL_V_SEND:
+    case CH4COLL_V_RECV:
+        req = s->reqs + (size_t) s->nact * s->tp->req_size;
+        if (v->kind == CH4COLL_V_SEND)
+            rc = s->tp->isend(s->tctx, ref_ptr(s, v->a), v->count,
+                              s->elem.dt, v->peer, s->tag_base + v->tag, req);
+        else
+            rc = s->tp->irecv(s->tctx, ref_ptr(s, v->a), v->count,
+                              s->elem.dt, v->peer, s->tag_base + v->tag, req);
+        if (rc == CH4COLL_OK)
+            s->act[s->nact++] = id;
+        return rc;
+    case CH4COLL_V_REDUCE:
+        if (v->count > 0)
+            rc = s->tp->reduce(s->tctx, ref_ptr(s, v->a), ref_ptr(s, v->b),
+                               v->count, s->elem.dt, s->op);
+        break;
+    case CH4COLL_V_COPY:
+        if (v->count > 0)
+            rc = ch4coll_typed_copy(ref_ptr(s, v->a), ref_ptr(s, v->b),
+                                    v->count, s->elem.dt, s->elem.dense,
+                                    s->elem.extent);
+        break;
+    default:
+        break;
+    }
+    if (rc == CH4COLL_OK)
+        complete(s, id);
+    return rc;
+}
+
+/* Remove the completed in-flight entries (indices in done_idx[0..nd)),
+ * keeping the others in posting order, then complete them. */
+static void retire(ch4coll_sched_t *s, int nd)
+{
+    size_t rs = s->tp->req_size;
+    int i, w = 0, k = 0;
+
+    for (i = 0; i < nd; i++) {
+        int slot = s->done_idx[i];
+        s->done_idx[i] = s->act[slot];
+        s->act[slot] = -1;
+    }
+    for (i = 0; i < s->nact; i++) {
+        if (s->act[i] < 0)
+            continue;
+        if (w != i) {
+            s->act[w] = s->act[i];
+            memcpy(s->reqs + (size_t) w * rs, s->reqs + (size_t) i * rs, rs);
+        }
+        w++;
+    }
+    s->nact = w;
+    for (k = 0; k < nd; k++)
+        complete(s, s->done_idx[k]);
+}
+
+int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
+{
+    int rc, nd;
+
+    *progressed = 0;
+    for (;;) {
+        while (s->rhead < s->rtail) {
+            rc = issue(s, s->ready[s->rhead++]);
+            if (rc != CH4COLL_OK)
+                return rc;
+            *progressed = 1;
+        }
+        if (s->nact == 0)
+            return CH4COLL_OK;
+        rc = s->tp->testsome(s->tctx, s->nact, s->reqs, &nd, s->done_idx);
+        if (rc != CH4COLL_OK)
+            return rc;
+        if (nd == 0)
+            return CH4COLL_OK;
+        *progressed = 1;
+        retire(s, nd);
+    }
+}
+
+const char *ch4coll_vkind_name(int kind)
+{
+    static const char *names[] = { "send", "recv", "reduce", "copy",
+                                   "fence", "sink" };
+    return kind >= 0 && kind <= CH4COLL_V_SINK ? names[kind] : "?";
+}

@@ -1,0 +1,193 @@
+/*
+ * sched.h - schedules: a DAG of sends, receives, local reductions and copies
+ * for one rank, built once and run many times.
+ *
+ * A builder (algos/) emits vertices with explicit dependency lists:
+ *
+ *     v0 = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), n, left, 0, 0, NULL);
+ *     v1 = ch4coll_sched_reduce(s, ch4coll_ref(tmp, 0),
+ *                               ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1, &v0);
+ *
+ * Vertices live in one arena, their dependency lists in one flat array; at
+ * commit the in-edges are turned into CSR out-edges and every run-time array
+ * is allocated, so that start + progress never allocate.  Running keeps a
+ * dependency counter per vertex and a FIFO ready queue: a vertex is issued
+ * when its counter reaches zero, no vertex is ever scanned twice.
+ *
+ * Buffers are named (buffer id, byte offset).  CH4COLL_BUF_SEND and
+ * CH4COLL_BUF_RECV are the user's buffers, bound at start; every other id is
+ * scratch owned by the schedule (one allocation, made at commit).  Memory
+ * used only while building belongs to the builder, memory used while running
+ * belongs to the schedule (MPICH gentran's rule).
+ *
+ * Errors while building are sticky: a failing verb records the status in
+ * the schedule and returns -1; later verbs do nothing and commit returns the
+ * first error.  Builders therefore need no error check after each verb.
+ * Dependencies < 0 are ignored, so "no previous vertex yet" can be -1.
+ *
+ * Message order: messages of one schedule to the same (peer, tag) must be
+ * issued in the same order on both sides.  The executor issues ready vertices
+ * in FIFO order and the initially ready ones in vertex order; builders that
+ * cannot guarantee the order use distinct tags (tag < the declared ntags).
+ */
+#ifndef CH4COLL_SCHED_H
+#define CH4COLL_SCHED_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../transport/transport.h"
+
+enum {
+    CH4COLL_BUF_SEND = 0,
+    CH4COLL_BUF_RECV = 1,
+    CH4COLL_BUF_FIRST_SCRATCH = 2
+};
+
+typedef enum {
+    CH4COLL_V_SEND,
+    CH4COLL_V_RECV,
+    CH4COLL_V_REDUCE,           /* b = a op b (a: lower ranks' data) */
+    CH4COLL_V_COPY,             /* b = a */
+    CH4COLL_V_FENCE,            /* depends on every earlier vertex; later
+                                 * vertices wait for it only if they name it */
+    CH4COLL_V_SINK              /* no-op join of its dependencies */
+} ch4coll_vkind_t;
+
+/* A place in a buffer: buffer id and byte offset from the buffer's base. */
+typedef struct {
+    int32_t buf;
+    size_t off;
+} ch4coll_ref_t;
+
+static inline ch4coll_ref_t ch4coll_ref(int buf, size_t off)
+{
+    ch4coll_ref_t r = { buf, off };
+    return r;
+}
+
+/* The element the schedule moves and reduces: the user's datatype for
+ * reductions, MPI_BYTE (extent 1) for data movement. */
+typedef struct {
+    MPI_Datatype dt;
+    size_t size;                /* bytes of data per element */
+    size_t extent;              /* bytes between consecutive elements */
+    ptrdiff_t true_lb;          /* first byte touched, relative to base */
+    size_t true_extent;         /* bytes spanned by one element */
+    int dense;                  /* no gaps: memmove is a valid copy */
+} ch4coll_elem_t;
+
+typedef struct {
+    uint8_t kind;               /* ch4coll_vkind_t */
+    int32_t peer;               /* send/recv: rank in the communicator */
+    int32_t tag;                /* send/recv: offset within the call's tags */
+    ch4coll_ref_t a;            /* send/recv buffer; reduce/copy source */
+    ch4coll_ref_t b;            /* reduce/copy destination */
+    size_t count;               /* elements */
+    int32_t in_first, n_in;     /* this vertex's slice of deps[] */
+    int32_t out_first, n_out;   /* this vertex's slice of succ[] */
+} ch4coll_vtx_t;
+
+#define CH4COLL_REQ_MAX 16      /* bytes of the largest transport request */
+
+typedef struct ch4coll_sched {
+    /* built by the verbs */
+    ch4coll_vtx_t *vtx;
+    int nv, cap_v;
+    int32_t *deps;              /* in-edges of all vertices, flat */
+    int ndeps, cap_deps;
+    int last_fence;             /* vertex id of the latest fence, or -1 */
+    int status;                 /* sticky build error */
+
+    /* fixed at init */
+    ch4coll_elem_t elem;
+    MPI_Op op;
+    int rank, size;
+    int ntags;                  /* tags used per call (same on every rank) */
+
+    /* buffers: bufs[0], bufs[1] bound at start; scratch bound at commit */
+    void **bufs;
+    size_t *scratch_bytes;      /* per buffer id, build time */
+    int nbufs, cap_bufs;
+    void *scratch;              /* the one scratch allocation */
+
+    /* built at commit */
+    int32_t *succ;              /* out-edges, CSR */
+    int32_t *indeg;
+    int32_t *roots;             /* vertices without dependencies */
+    int nroots;
+    int ncomm;                  /* number of send + recv vertices */
+    int committed;
+
+    /* run state, allocated at commit */
+    int32_t *pending;
+    int32_t *ready;
+    int rhead, rtail;
+    int32_t *act;               /* vertices in flight */
+    unsigned char *reqs;        /* their transport requests */
+    int *done_idx;
+    int nact;
+    int ndone;
+    int tag_base;
+    const ch4coll_transport_t *tp;
+    void *tctx;
+} ch4coll_sched_t;
+
+int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
+                       MPI_Op op, int rank, int size);
+void ch4coll_sched_destroy(ch4coll_sched_t *s);
+
+/* Declare that vertices use tags 0..ntags-1 (default 1).  ntags must be
+ * computed from values every rank knows (p, counts, parameters). */
+void ch4coll_sched_set_ntags(ch4coll_sched_t *s, int ntags);
+
+/* Scratch for nelems elements of the schedule's element type; returns the
+ * buffer id.  Offsets into it are nelems-relative byte offsets
+ * (i * elem.extent), exactly as for the user buffers. */
+int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems);
+
+int ch4coll_sched_send(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
+                       int peer, int tag, int ndeps, const int *deps);
+int ch4coll_sched_recv(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
+                       int peer, int tag, int ndeps, const int *deps);
+/* inout = in op inout, count elements. */
+int ch4coll_sched_reduce(ch4coll_sched_t *s, ch4coll_ref_t in,
+                         ch4coll_ref_t inout, size_t count, int ndeps,
+                         const int *deps);
+int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src,
+                       ch4coll_ref_t dst, size_t count, int ndeps,
+                       const int *deps);
+int ch4coll_sched_sink(ch4coll_sched_t *s, int ndeps, const int *deps);
+int ch4coll_sched_fence(ch4coll_sched_t *s);
+
+/* Convenience: one dependency (or none when dep < 0). */
+static inline int ch4coll_dep1(int dep, int *buf)
+{
+    buf[0] = dep;
+    return dep >= 0 ? 1 : 0;
+}
+
+/* Freeze the DAG: CSR edges, scratch and run-time arrays. */
+int ch4coll_sched_commit(ch4coll_sched_t *s);
+
+/* Bind the user buffers and make the schedule runnable.  No allocation. */
+int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf,
+                        void *recvbuf, int tag_base,
+                        const ch4coll_transport_t *tp, void *tctx);
+
+/* Issue what is ready and test what is in flight.  *progressed is set when
+ * some vertex was issued or completed. */
+int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed);
+
+static inline int ch4coll_sched_done(const ch4coll_sched_t *s)
+{
+    return s->ndone == s->nv;
+}
+
+/* Bytes of scratch the committed schedule owns. */
+size_t ch4coll_sched_scratch_size(const ch4coll_sched_t *s);
+
+const char *ch4coll_vkind_name(int kind);
+
+#endif /* CH4COLL_SCHED_H */

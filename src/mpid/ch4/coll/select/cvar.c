@@ -1,0 +1,300 @@
+/*
+ * cvar.c - MPIR_CVAR_CH4COLL_* from the environment (preload mode).
+ *
+ * The table below lists every variable with its parser; ch4coll-info
+ * --cvars prints it, doc/cvars.md documents it.
+ */
+#include "config.h"
+
+#include "ch4coll.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+/* Name, default, valid values, meaning: the table ch4coll-info --cvars
+ * prints and doc/cvars.md mirrors. */
+static const ch4coll_cvar_info_t cvar_table[] = {
+    { "MPIR_CVAR_CH4COLL_ENABLE", "1", "0, 1",
+      "0 sends every collective to the host MPI (native)" },
+    { "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM", "auto",
+      "auto, native, or an algorithm of the collective with optional "
+      "parameters name:k=v,...",
+      "force the algorithm of one collective (COLL = BCAST, REDUCE, "
+      "ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, "
+      "GATHERV, SCATTER, SCATTERV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
+      "BARRIER, SCAN, EXSCAN)" },
+    { "MPIR_CVAR_CH4COLL_FALLBACK", "warn", "warn, silent, error",
+      "what a forced algorithm that does not apply to a call does: use the "
+      "default with a warning, silently, or fail the call; also whether a "
+      "bad CVAR value fails MPI_Init (error)" },
+    { "MPIR_CVAR_CH4COLL_VERBOSE", "0", "0, 1, 2, 3",
+      "1: log each new decision on rank 0; 2: every call on every rank" },
+    { "MPIR_CVAR_CH4COLL_YIELD", "auto", "auto, 0, 1",
+      "yield the core while waiting; auto = when the node has more ranks "
+      "than cores" },
+    { "MPIR_CVAR_CH4COLL_CACHE_SIZE", "64", "1 .. 1048576",
+      "schedules cached per communicator (least recently used evicted)" },
+    { "MPIR_CVAR_CH4COLL_CHUNK_SIZE", "65536", "1 .. 2^40",
+      "default pipeline chunk in bytes (read and validated; no algorithm of "
+      "this release pipelines)" },
+};
+
+int ch4coll_cvar_count(void)
+{
+    return (int) (sizeof cvar_table / sizeof cvar_table[0]);
+}
+
+int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out)
+{
+    if (i < 0 || i >= ch4coll_cvar_count())
+        return -1;
+    *out = cvar_table[i];
+    return 0;
+}
+
+ch4coll_config_t ch4coll_config = {
+    .enable = 1, .verbose = 0, .yield = CH4COLL_YIELD_AUTO,
+    .fallback = CH4COLL_FALLBACK_WARN, .cache_size = 64,
+    .chunk_size = 65536
+};
+
+int ch4coll_parse_int64(const char *text, int64_t min, int64_t max,
+                        int64_t *out)
+{
+    char *end;
+    long long v;
+
+    /* strtoll would skip blanks and accept a sign: digits only */
+    if (!text || !(isdigit((unsigned char) text[0]) || text[0] == '-'))
+        return CH4COLL_ERR_ARG;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return CH4COLL_ERR_ARG;
+    *out = v;
+    return CH4COLL_OK;
+}
+
+/* Append "a, b, c" of the algorithm names of coll to buf. */
+static void list_algorithms(int coll, char *buf, size_t len)
+{
+    size_t used = strlen(buf);
+    int i;
+
+    used += (size_t) snprintf(buf + used, len - used, "auto");
+    for (i = 0; i < ch4coll_nalgos && used < len; i++)
+        if (ch4coll_algos[i].coll == coll)
+            used += (size_t) snprintf(buf + used, len - used, ", %s",
+                                      ch4coll_algos[i].name);
+}
+
+static int parse_param(const ch4coll_algo_t *al, char *kv,
+                       ch4coll_forced_t *out, char *err, size_t errlen)
+{
+    char *eq = strchr(kv, '=');
+    int i;
+
+    if (!eq) {
+        snprintf(err, errlen, "parameter '%s' of %s is not key=value", kv,
+                 al->name);
+        return CH4COLL_ERR_ARG;
+    }
+    *eq = '\0';
+    for (i = 0; i < al->nparams; i++) {
+        const ch4coll_param_def_t *d = &al->params[i];
+        if (strcmp(d->name, kv) != 0)
+            continue;
+        if (ch4coll_parse_int64(eq + 1, d->min, d->max, &out->params[i])
+            != CH4COLL_OK) {
+            snprintf(err, errlen, "parameter %s of %s: '%s' is not an "
+                     "integer in [%lld, %lld]", d->name, al->name, eq + 1,
+                     (long long) d->min, (long long) d->max);
+            return CH4COLL_ERR_ARG;
+        }
+        return CH4COLL_OK;
+    }
+    snprintf(err, errlen, "%s has no parameter '%s'%s", al->name, kv,
+             al->nparams ? "; valid:" : " (it takes none)");
+    for (i = 0; i < al->nparams; i++) {
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, " %s", al->params[i].name);
+    }
+    return CH4COLL_ERR_ARG;
+}
+
+int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,
+                            char *err, size_t errlen)
+{
+    char buf[256], *colon, *kv, *save = NULL;
+    const ch4coll_algo_t *al;
+
+    memset(out, 0, sizeof *out);
+    if (strlen(text) >= sizeof buf) {
+        snprintf(err, errlen, "value too long");
+        return CH4COLL_ERR_ARG;
+    }
+    strcpy(buf, text);
+    colon = strchr(buf, ':');
+    if (colon)
+        *colon = '\0';
+    if (strcmp(buf, "auto") == 0 && !colon)
+        return CH4COLL_OK;
+    al = ch4coll_algo_find(coll, buf);
+    if (!al) {
+        snprintf(err, errlen, "unknown %s algorithm '%s'; valid: ",
+                 ch4coll_coll_name(coll), buf);
+        list_algorithms(coll, err, errlen);
+        return CH4COLL_ERR_ARG;
+    }
+    out->algo = al;
+    ch4coll_algo_default_params(al, out->params);
+    if (!colon)
+        return CH4COLL_OK;
+    for (kv = strtok_r(colon + 1, ",", &save); kv;
+         kv = strtok_r(NULL, ",", &save))
+        if (parse_param(al, kv, out, err, errlen) != CH4COLL_OK)
+            return CH4COLL_ERR_ARG;
+    return CH4COLL_OK;
+}
+
+static void bad(const char *var, const char *val, const char *valid)
+{
+    ch4coll_config.nerrors++;
+    ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s' is invalid; valid values: "
+                "%s; using the default", var, val, valid);
+}
+
+static void load_int(const char *var, int64_t min, int64_t max,
+                     const char *valid, int64_t *out)
+{
+    const char *v = getenv(var);
+
+    if (v && ch4coll_parse_int64(v, min, max, out) != CH4COLL_OK)
+        bad(var, v, valid);
+}
+
+static void load_choice(const char *var, const char *const *names,
+                        const int *values, int n, const char *valid, int *out)
+{
+    const char *v = getenv(var);
+    int i;
+
+    if (!v)
+        return;
+    for (i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = values[i];
+            return;
+        }
+    bad(var, v, valid);
+}
+
+/* Variables of later capabilities, accepted by name so that a tuning setup
+ * written for them does not fail, but reported as not active yet. */
+static const char *const inactive_vars[] = {
+    "MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE",
+    "MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
+    "MPIR_CVAR_CH4COLL_VERIFY", NULL
+};
+
+extern char **environ;
+
+static int known_var(const char *name, size_t len)
+{
+    char var[96];
+    int coll, i;
+
+    for (i = 0; i < ch4coll_cvar_count(); i++)
+        if (strlen(cvar_table[i].name) == len
+            && strncmp(cvar_table[i].name, name, len) == 0)
+            return 1;
+    for (i = 0; inactive_vars[i]; i++)
+        if (strlen(inactive_vars[i]) == len
+            && strncmp(inactive_vars[i], name, len) == 0)
+            return 1;
+    for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
+        snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
+                 ch4coll_coll_cvar(coll));
+        if (strlen(var) == len && strncmp(var, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A misspelt variable would otherwise be ignored without a word. */
+static void check_unknown_vars(void)
+{
+    static const char prefix[] = "MPIR_CVAR_CH4COLL_";
+    char **e;
+
+    for (e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t) (eq - *e) : strlen(*e);
+        if (strncmp(*e, prefix, sizeof prefix - 1) != 0 || known_var(*e, len))
+            continue;
+        ch4coll_config.nerrors++;
+        ch4coll_log(CH4COLL_LOG_WARN, "error: unknown variable %.*s "
+                    "(ch4coll-info --cvars lists the valid ones)",
+                    (int) len, *e);
+    }
+}
+
+int ch4coll_config_load(void)
+{
+    static const char *const bool_names[] = { "0", "1" };
+    static const int bool_values[] = { 0, 1 };
+    static const char *const yield_names[] = { "auto", "0", "1" };
+    static const int yield_values[] = { CH4COLL_YIELD_AUTO, 0, 1 };
+    static const char *const fb_names[] = { "warn", "silent", "error" };
+    static const int fb_values[] = { CH4COLL_FALLBACK_WARN,
+        CH4COLL_FALLBACK_SILENT, CH4COLL_FALLBACK_ERROR };
+    ch4coll_config_t *c = &ch4coll_config;
+    int64_t v;
+    int coll, i;
+    char var[96], err[512];
+
+    c->nerrors = 0;
+    v = c->verbose;
+    load_int("MPIR_CVAR_CH4COLL_VERBOSE", 0, 3, "0, 1, 2, 3", &v);
+    c->verbose = (int) v;
+    ch4coll_log_level = c->verbose;
+    load_choice("MPIR_CVAR_CH4COLL_ENABLE", bool_names, bool_values, 2,
+                "0, 1", &c->enable);
+    load_choice("MPIR_CVAR_CH4COLL_YIELD", yield_names, yield_values, 3,
+                "auto, 0, 1", &c->yield);
+    load_choice("MPIR_CVAR_CH4COLL_FALLBACK", fb_names, fb_values, 3,
+                "warn, silent, error", &c->fallback);
+    v = c->cache_size;
+    load_int("MPIR_CVAR_CH4COLL_CACHE_SIZE", 1, 1 << 20,
+             "an integer in [1, 1048576]", &v);
+    c->cache_size = (int) v;
+    load_int("MPIR_CVAR_CH4COLL_CHUNK_SIZE", 1, INT64_C(1) << 40,
+             "a byte count in [1, 2^40]", &c->chunk_size);
+    for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
+        const char *val;
+        snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
+                 ch4coll_coll_cvar(coll));
+        val = getenv(var);
+        if (!val)
+            continue;
+        if (ch4coll_parse_algorithm(coll, val, &c->forced[coll], err,
+                                    sizeof err) != CH4COLL_OK) {
+            c->nerrors++;
+            memset(&c->forced[coll], 0, sizeof c->forced[coll]);
+            ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s': %s; using auto",
+                        var, val, err);
+        }
+    }
+    check_unknown_vars();
+    for (i = 0; inactive_vars[i]; i++)
+        if (getenv(inactive_vars[i]))
+            ch4coll_log(CH4COLL_LOG_WARN, "warning: %s is not supported by "
+                        "this version of ch4coll and has no effect",
+                        inactive_vars[i]);
+    return c->nerrors;
+}

@@ -1,0 +1,726 @@
+/*
+ * bench.c - ch4coll-bench: the host MPI's collective against ch4coll's, in
+ * one process, OSU-style (DESIGN.md section 8).
+ *
+ * The program is linked with ch4coll, so MPI_Xxx runs ch4coll's schedule
+ * (or whatever ch4coll's selection decides) and PMPI_Xxx runs the host
+ * MPI's own collective.  Both are timed in the same job, on the same
+ * buffers, so the ratio between them is not skewed by a different node
+ * allocation or a different time of day.
+ *
+ * Noise: for each message size the program runs ROUNDS rounds.  A round
+ * times a warmup plus a timed loop of the native collective and then of
+ * the ch4coll collective, in alternating order from round to round; every
+ * timed loop starts after a PMPI_Barrier.  A round's value is the mean
+ * over ranks of each rank's (t1 - t0) / iterations, as OSU reports it.
+ * The table shows the median over rounds and the minimum over rounds.
+ *
+ * Helper traffic (barriers, the reduction of timings, error agreement)
+ * goes through PMPI_ so that it neither runs ch4coll nor changes
+ * ch4coll_last_decision().
+ *
+ * Uses only MPI and the public header ch4coll.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch4coll.h"
+
+#define BENCH_MAX_SIZE (1LL << 30)      /* largest -m value, bytes */
+#define BENCH_MAX_COUNT 1000000000LL    /* largest -i / -x value */
+#define BENCH_MAX_ROUNDS 1000
+#define BENCH_LARGE 8192                /* above this, fewer iterations */
+#define BENCH_LARGE_MIN_ITERS 10
+
+enum {
+    BENCH_BCAST, BENCH_REDUCE, BENCH_ALLREDUCE, BENCH_ALLGATHER,
+    BENCH_ALLGATHERV, BENCH_ALLTOALL, BENCH_ALLTOALLV, BENCH_GATHER,
+    BENCH_GATHERV, BENCH_SCATTER, BENCH_SCATTERV, BENCH_REDUCE_SCATTER,
+    BENCH_REDUCE_SCATTER_BLOCK, BENCH_BARRIER, BENCH_SCAN, BENCH_EXSCAN,
+    BENCH_NCOLL
+};
+
+/* What a collective needs from the benchmark. */
+typedef struct {
+    const char *name;           /* -c value, ch4coll's collective name */
+    const char *cvar;           /* <COLL> in MPIR_CVAR_CH4COLL_<COLL>_... */
+    int reduction;              /* MPI_FLOAT + MPI_SUM, count = size / 4 */
+    int send_p, recv_p;         /* send / recv buffer holds p blocks */
+} coll_desc_t;
+
+static const coll_desc_t colls[BENCH_NCOLL] = {
+    [BENCH_BCAST] = { "bcast", "BCAST", 0, 0, 0 },
+    [BENCH_REDUCE] = { "reduce", "REDUCE", 1, 0, 0 },
+    [BENCH_ALLREDUCE] = { "allreduce", "ALLREDUCE", 1, 0, 0 },
+    [BENCH_ALLGATHER] = { "allgather", "ALLGATHER", 0, 0, 1 },
+    [BENCH_ALLGATHERV] = { "allgatherv", "ALLGATHERV", 0, 0, 1 },
+    [BENCH_ALLTOALL] = { "alltoall", "ALLTOALL", 0, 1, 1 },
+    [BENCH_ALLTOALLV] = { "alltoallv", "ALLTOALLV", 0, 1, 1 },
+    [BENCH_GATHER] = { "gather", "GATHER", 0, 0, 1 },
+    [BENCH_GATHERV] = { "gatherv", "GATHERV", 0, 0, 1 },
+    [BENCH_SCATTER] = { "scatter", "SCATTER", 0, 1, 0 },
+    [BENCH_SCATTERV] = { "scatterv", "SCATTERV", 0, 1, 0 },
+    [BENCH_REDUCE_SCATTER] = { "reduce_scatter", "REDUCE_SCATTER", 1, 1, 0 },
+    [BENCH_REDUCE_SCATTER_BLOCK] = { "reduce_scatter_block",
+                                     "REDUCE_SCATTER_BLOCK", 1, 1, 0 },
+    [BENCH_BARRIER] = { "barrier", "BARRIER", 0, 0, 0 },
+    [BENCH_SCAN] = { "scan", "SCAN", 1, 0, 0 },
+    [BENCH_EXSCAN] = { "exscan", "EXSCAN", 1, 0, 0 },
+};
+
+typedef struct {
+    int coll;                   /* BENCH_* */
+    long long min, max;         /* -m, bytes per rank */
+    long long iters, warmup;    /* -i, -x */
+    int rounds;                 /* -r */
+    const char *algorithm;      /* -a, NULL if not given */
+    int help;                   /* -h */
+} options_t;
+
+/* One benchmark run: communicator, buffers, the current message size. */
+typedef struct {
+    int coll, rank, p;
+    MPI_Comm comm;
+    MPI_Datatype dt;
+    char *sbuf, *rbuf;
+    int *counts, *displs;       /* v-variants: equal counts, i * count */
+    int count;                  /* elements per rank block */
+} bench_t;
+
+/* ------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+    int i, col = 28;
+
+    fprintf(f,
+"Usage: ch4coll-bench [options]\n"
+"Time the host MPI's collective (PMPI_Xxx) and ch4coll's (MPI_Xxx) in one\n"
+"run and print both latencies and their ratio, per message size.\n"
+"\n"
+"Options:\n"
+"  -c, --collective COLL     collective to time (default allreduce):\n"
+"                            ");
+    for (i = 0; i < BENCH_NCOLL; i++) {
+        int w = (int) strlen(colls[i].name) + 2;       /* name + ", " */
+        if (i > 0 && col + w > 78) {
+            fprintf(f, ",\n%28s", "");
+            col = 28;
+        } else if (i > 0) {
+            fprintf(f, ", ");
+        }
+        fprintf(f, "%s", colls[i].name);
+        col += w;
+    }
+    fprintf(f, "\n");
+    fprintf(f,
+"  -m, --message-size MIN:MAX\n"
+"                            bytes per rank, doubling from MIN (0 is\n"
+"                            followed by 1); N alone means N:N; MAX at\n"
+"                            most %lld (default 8:1048576)\n"
+"  -i, --iterations ITERS    timed calls per loop (default 1000); above\n"
+"                            %d bytes: max(%d, ITERS * %d / size), never\n"
+"                            more than ITERS\n"
+"  -x, --warmup WARMUP       untimed calls before each timed loop, at every\n"
+"                            size (default 100)\n"
+"  -r, --rounds ROUNDS       rounds per size, at most %d (default 5)\n"
+"  -a, --algorithm NAME[:k=v,...]\n"
+"                            force ch4coll's algorithm: sets\n"
+"                            MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM before\n"
+"                            MPI_Init; NAME is auto or one of COLL's\n"
+"                            algorithms (ch4coll-info lists them, a bad\n"
+"                            name or k=v is rejected)\n"
+"  -h, --help                print this text\n"
+"\n"
+"Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan and\n"
+"exscan use MPI_FLOAT and MPI_SUM with count = size / 4 (0 below 4\n"
+"bytes); the other collectives use MPI_CHAR with count = size per rank\n"
+"block.  v-variants use equal counts and displacements i * count; rooted\n"
+"collectives use root 0.  barrier ignores -m and prints one row, size 0.\n"
+"\n"
+"Method: per size, ROUNDS rounds; a round runs warmup + timed loop of the\n"
+"native collective and of the ch4coll collective, in alternating order,\n"
+"each timed loop after a barrier.  A round's value is the mean over ranks\n"
+"of (t1 - t0) / iterations.  Native(us) and ch4coll(us) are medians over\n"
+"rounds, Ratio = ch4coll / native, the -min columns are minima over\n"
+"rounds.  A '#   -> ' line after a row shows ch4coll's decision when it\n"
+"changed from the previous size.\n"
+"\n"
+"Exit status: 0 on success, 2 for a bad option, 1 for a runtime error.\n",
+            BENCH_MAX_SIZE, BENCH_LARGE, BENCH_LARGE_MIN_ITERS, BENCH_LARGE,
+            BENCH_MAX_ROUNDS);
+}
+
+/* Strict decimal integer in [min, max]: no sign games, no trailing text. */
+static int parse_num(const char *text, long long min, long long max,
+                     long long *out)
+{
+    char *end;
+    long long v;
+
+    if (!text || *text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_sizes(const char *text, options_t *o)
+{
+    char buf[64], *colon;
+
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    strcpy(buf, text);
+    colon = strchr(buf, ':');
+    if (colon)
+        *colon = '\0';
+    if (parse_num(buf, 0, BENCH_MAX_SIZE, &o->min) != 0)
+        return -1;
+    if (!colon)
+        o->max = o->min;
+    else if (parse_num(colon + 1, 0, BENCH_MAX_SIZE, &o->max) != 0)
+        return -1;
+    return o->min <= o->max ? 0 : -1;
+}
+
+static int find_coll(const char *name)
+{
+    int i;
+
+    for (i = 0; i < BENCH_NCOLL; i++)
+        if (strcmp(colls[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Catalog entry of algorithm name for coll, or -1. */
+static int find_algorithm(int coll, const char *name,
+                          ch4coll_algorithm_info_t *info)
+{
+    int i, n = ch4coll_algorithm_count();
+
+    for (i = 0; i < n; i++)
+        if (ch4coll_algorithm_info(i, info) == 0
+            && strcmp(info->collective, colls[coll].name) == 0
+            && strcmp(info->name, name) == 0)
+            return i;
+    return -1;
+}
+
+static void list_algorithms(int coll, char *err, size_t len)
+{
+    ch4coll_algorithm_info_t info;
+    int i, n = ch4coll_algorithm_count();
+    size_t used = strlen(err);
+
+    used += (size_t) snprintf(err + used, len - used, "; valid: auto");
+    for (i = 0; i < n && used < len; i++)
+        if (ch4coll_algorithm_info(i, &info) == 0
+            && strcmp(info.collective, colls[coll].name) == 0)
+            used += (size_t) snprintf(err + used, len - used, ", %s",
+                                      info.name);
+}
+
+/* One "k=v" of an -a value against the catalog entry. */
+static int check_param(const ch4coll_algorithm_info_t *info, char *kv,
+                       char *err, size_t len)
+{
+    char *eq = strchr(kv, '=');
+    long long v;
+    int i;
+
+    if (eq)
+        *eq = '\0';
+    for (i = 0; eq && i < info->nparams; i++) {
+        if (strcmp(info->param_names[i], kv) != 0)
+            continue;
+        if (parse_num(eq + 1, info->param_min[i], info->param_max[i], &v)
+            == 0)
+            return 0;
+        snprintf(err, len, "parameter %s of %s: '%s' is not an integer in "
+                 "[%lld, %lld]", kv, info->name, eq + 1,
+                 (long long) info->param_min[i],
+                 (long long) info->param_max[i]);
+        return -1;
+    }
+    if (!eq)
+        snprintf(err, len, "parameter '%s' of %s is not k=v", kv,
+                 info->name);
+    else
+        snprintf(err, len, "%s has no parameter '%s'%s", info->name, kv,
+                 info->nparams ? "; valid:" : " (it takes none)");
+    for (i = 0; eq && i < info->nparams; i++) {
+        size_t used = strlen(err);
+        snprintf(err + used, len - used, " %s", info->param_names[i]);
+    }
+    return -1;
+}
+
+/* NAME[:k=v,...] checked against ch4coll's public algorithm catalog, so a
+ * typo stops the benchmark instead of silently timing the default. */
+static int check_algorithm(int coll, const char *value, char *err,
+                           size_t len)
+{
+    ch4coll_algorithm_info_t info;
+    char buf[256], *colon, *kv, *next;
+
+    if (strlen(value) >= sizeof buf) {
+        snprintf(err, len, "-a value too long");
+        return -1;
+    }
+    strcpy(buf, value);
+    colon = strchr(buf, ':');
+    if (colon)
+        *colon = '\0';
+    if (strcmp(buf, "auto") == 0 && !colon)
+        return 0;
+    if (find_algorithm(coll, buf, &info) < 0) {
+        snprintf(err, len, "unknown %s algorithm '%s'", colls[coll].name,
+                 buf);
+        list_algorithms(coll, err, len);
+        return -1;
+    }
+    for (kv = colon ? colon + 1 : NULL; kv; kv = next) {
+        next = strchr(kv, ',');
+        if (next)
+            *next++ = '\0';
+        if (check_param(&info, kv, err, len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_value(int opt, const char *arg, options_t *o, char *err,
+                       size_t len)
+{
+    long long v = 0;
+    int rc = 0;
+
+    switch (opt) {
+    case 'c':
+        o->coll = find_coll(arg);
+        if (o->coll < 0)
+            snprintf(err, len, "unknown collective '%s' (see --help)", arg);
+        return o->coll < 0 ? -1 : 0;
+    case 'm':
+        rc = parse_sizes(arg, o);
+        if (rc != 0)
+            snprintf(err, len, "-m '%s': expected MIN:MAX or N, 0 <= MIN "
+                     "<= MAX <= %lld", arg, BENCH_MAX_SIZE);
+        return rc;
+    case 'i':
+    case 'x':
+        rc = parse_num(arg, opt == 'i' ? 1 : 0, BENCH_MAX_COUNT, &v);
+        if (rc != 0)
+            snprintf(err, len, "-%c '%s': expected an integer in [%d, %lld]",
+                     opt, arg, opt == 'i' ? 1 : 0, BENCH_MAX_COUNT);
+        *(opt == 'i' ? &o->iters : &o->warmup) = v;
+        return rc;
+    case 'r':
+        rc = parse_num(arg, 1, BENCH_MAX_ROUNDS, &v);
+        if (rc != 0)
+            snprintf(err, len, "-r '%s': expected an integer in [1, %d]",
+                     arg, BENCH_MAX_ROUNDS);
+        o->rounds = (int) v;
+        return rc;
+    case 'a':
+        o->algorithm = arg;
+        return 0;
+    }
+    return -1;
+}
+
+/* Fills o; returns 0, or -1 with a message in err. */
+static int parse_options(int argc, char **argv, options_t *o, char *err,
+                         size_t len)
+{
+    static const struct option longopts[] = {
+        { "collective", required_argument, NULL, 'c' },
+        { "message-size", required_argument, NULL, 'm' },
+        { "iterations", required_argument, NULL, 'i' },
+        { "warmup", required_argument, NULL, 'x' },
+        { "rounds", required_argument, NULL, 'r' },
+        { "algorithm", required_argument, NULL, 'a' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    int opt;
+
+    o->coll = BENCH_ALLREDUCE;
+    o->min = 8;
+    o->max = 1048576;
+    o->iters = 1000;
+    o->warmup = 100;
+    o->rounds = 5;
+    o->algorithm = NULL;
+    o->help = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:h", longopts,
+                              NULL)) != -1) {
+        if (opt == 'h') {
+            o->help = 1;
+        } else if (opt == ':' || opt == '?') {
+            char name[3] = { '-', (char) optopt, '\0' };
+            snprintf(err, len, "%s '%s' (see --help)", opt == ':'
+                     ? "missing value for option" : "unknown option",
+                     optopt ? name : argv[optind - 1]);
+            return -1;
+        } else if (parse_value(opt, optarg, o, err, len) != 0) {
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, len, "unexpected argument '%s' (see --help)",
+                 argv[optind]);
+        return -1;
+    }
+    if (o->algorithm && !o->help)
+        return check_algorithm(o->coll, o->algorithm, err, len);
+    return 0;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+/* Allocate for the largest size; returns 0 or -1 on this rank. */
+static int alloc_buffers(bench_t *b, const options_t *o)
+{
+    const coll_desc_t *d = &colls[b->coll];
+    size_t blk = (size_t) o->max;       /* MPI_FLOAT: max / 4 * 4 <= max */
+    size_t sbytes = (d->send_p ? (size_t) b->p : 1) * blk;
+    size_t rbytes = (d->recv_p ? (size_t) b->p : 1) * blk;
+    size_t i;
+
+    b->sbuf = malloc(sbytes ? sbytes : 1);
+    b->rbuf = malloc(rbytes ? rbytes : 1);
+    b->counts = malloc((size_t) b->p * sizeof *b->counts);
+    b->displs = malloc((size_t) b->p * sizeof *b->displs);
+    if (!b->sbuf || !b->rbuf || !b->counts || !b->displs)
+        return -1;
+    if (d->reduction) {
+        for (i = 0; i < sbytes / sizeof(float); i++)
+            ((float *) b->sbuf)[i] = (float) (b->rank + 1);
+    } else {
+        for (i = 0; i < sbytes; i++)
+            b->sbuf[i] = (char) ('a' + (b->rank + i) % 26);
+    }
+    memset(b->rbuf, 0, rbytes);
+    return 0;
+}
+
+static void free_buffers(bench_t *b)
+{
+    free(b->sbuf);
+    free(b->rbuf);
+    free(b->counts);
+    free(b->displs);
+}
+
+static void set_size(bench_t *b, long long size)
+{
+    int i;
+
+    b->count = (int) (colls[b->coll].reduction ? size / 4 : size);
+    for (i = 0; i < b->p; i++) {
+        b->counts[i] = b->count;
+        b->displs[i] = i * b->count;
+    }
+}
+
+/* --------------------------------------------------------------- calls */
+
+/* One call of the collective: the host MPI's if native, else ch4coll's. */
+static int call_coll(const bench_t *b, int native)
+{
+    void *s = b->sbuf, *r = b->rbuf;
+    const int *cn = b->counts, *ds = b->displs;
+    int n = b->count;
+    MPI_Datatype t = b->dt;
+    MPI_Comm cm = b->comm;
+
+    switch (b->coll) {
+    case BENCH_BCAST:
+        return native ? PMPI_Bcast(s, n, t, 0, cm) : MPI_Bcast(s, n, t, 0, cm);
+    case BENCH_REDUCE:
+        return native ? PMPI_Reduce(s, r, n, t, MPI_SUM, 0, cm)
+            : MPI_Reduce(s, r, n, t, MPI_SUM, 0, cm);
+    case BENCH_ALLREDUCE:
+        return native ? PMPI_Allreduce(s, r, n, t, MPI_SUM, cm)
+            : MPI_Allreduce(s, r, n, t, MPI_SUM, cm);
+    case BENCH_ALLGATHER:
+        return native ? PMPI_Allgather(s, n, t, r, n, t, cm)
+            : MPI_Allgather(s, n, t, r, n, t, cm);
+    case BENCH_ALLGATHERV:
+        return native ? PMPI_Allgatherv(s, n, t, r, cn, ds, t, cm)
+            : MPI_Allgatherv(s, n, t, r, cn, ds, t, cm);
+    case BENCH_ALLTOALL:
+        return native ? PMPI_Alltoall(s, n, t, r, n, t, cm)
+            : MPI_Alltoall(s, n, t, r, n, t, cm);
+    case BENCH_ALLTOALLV:
+        return native ? PMPI_Alltoallv(s, cn, ds, t, r, cn, ds, t, cm)
+            : MPI_Alltoallv(s, cn, ds, t, r, cn, ds, t, cm);
+    case BENCH_GATHER:
+        return native ? PMPI_Gather(s, n, t, r, n, t, 0, cm)
+            : MPI_Gather(s, n, t, r, n, t, 0, cm);
+    case BENCH_GATHERV:
+        return native ? PMPI_Gatherv(s, n, t, r, cn, ds, t, 0, cm)
+            : MPI_Gatherv(s, n, t, r, cn, ds, t, 0, cm);
+    case BENCH_SCATTER:
+        return native ? PMPI_Scatter(s, n, t, r, n, t, 0, cm)
+            : MPI_Scatter(s, n, t, r, n, t, 0, cm);
+    case BENCH_SCATTERV:
+        return native ? PMPI_Scatterv(s, cn, ds, t, r, n, t, 0, cm)
+            : MPI_Scatterv(s, cn, ds, t, r, n, t, 0, cm);
+    case BENCH_REDUCE_SCATTER:
+        return native ? PMPI_Reduce_scatter(s, r, cn, t, MPI_SUM, cm)
+            : MPI_Reduce_scatter(s, r, cn, t, MPI_SUM, cm);
+    case BENCH_REDUCE_SCATTER_BLOCK:
+        return native ? PMPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, cm)
+            : MPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, cm);
+    case BENCH_BARRIER:
+        return native ? PMPI_Barrier(cm) : MPI_Barrier(cm);
+    case BENCH_SCAN:
+        return native ? PMPI_Scan(s, r, n, t, MPI_SUM, cm)
+            : MPI_Scan(s, r, n, t, MPI_SUM, cm);
+    case BENCH_EXSCAN:
+        return native ? PMPI_Exscan(s, r, n, t, MPI_SUM, cm)
+            : MPI_Exscan(s, r, n, t, MPI_SUM, cm);
+    }
+    return MPI_ERR_OTHER;
+}
+
+/* Warmup, barrier, timed loop.  Returns the mean over ranks of the
+ * per-call latency in microseconds (valid on rank 0), or -1 on error. */
+static double time_loop(const bench_t *b, int native, long long warmup,
+                        long long iters)
+{
+    double t0, t1, lat, sum = 0.0;
+    long long i;
+    int rc = MPI_SUCCESS;
+
+    for (i = 0; i < warmup && rc == MPI_SUCCESS; i++)
+        rc = call_coll(b, native);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Barrier(b->comm);
+    t0 = MPI_Wtime();
+    for (i = 0; i < iters && rc == MPI_SUCCESS; i++)
+        rc = call_coll(b, native);
+    t1 = MPI_Wtime();
+    lat = (t1 - t0) * 1e6 / (double) iters;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Reduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+    return rc == MPI_SUCCESS ? sum / b->p : -1.0;
+}
+
+/* One ch4coll call, untimed, and what ch4coll decided for it.  A call
+ * that never reached selection (ch4coll disabled, arguments it does not
+ * handle) leaves the cache counters unchanged: say so rather than
+ * repeating an older decision. */
+static int probe_decision(const bench_t *b, char *out, size_t len)
+{
+    ch4coll_stats_t before, after;
+    int rc;
+
+    ch4coll_get_stats(&before);
+    rc = call_coll(b, 0);
+    ch4coll_get_stats(&after);
+    if (after.cache_hits + after.cache_misses
+        != before.cache_hits + before.cache_misses)
+        snprintf(out, len, "%s", ch4coll_last_decision());
+    else
+        snprintf(out, len, "%s: host MPI (call not taken by ch4coll)",
+                 colls[b->coll].name);
+    return rc;
+}
+
+/* The algorithm part of a decision, "ring (default)": what the '#   ->'
+ * lines compare, since the rest of the text names the count. */
+static const char *decision_algorithm(const char *decision)
+{
+    const char *s = strstr(decision, ": ");
+
+    return s ? s + 2 : decision;
+}
+
+/* ---------------------------------------------------------- statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+
+    return (x > y) - (x < y);
+}
+
+/* Sorts v in place; returns its median. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t) n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static long long iterations_for(const options_t *o, long long size)
+{
+    long long n;
+
+    if (size <= BENCH_LARGE)
+        return o->iters;
+    n = o->iters * BENCH_LARGE / size;
+    if (n < BENCH_LARGE_MIN_ITERS)
+        n = BENCH_LARGE_MIN_ITERS;
+    return n < o->iters ? n : o->iters;
+}
+
+/* ROUNDS rounds at one size into nat[] and c4c[] (rank 0's values). */
+static int run_rounds(const bench_t *b, const options_t *o, long long size,
+                      double *nat, double *c4c)
+{
+    long long iters = iterations_for(o, size);
+    int r, k;
+
+    for (r = 0; r < o->rounds; r++) {
+        for (k = 0; k < 2; k++) {
+            int native = (r + k) % 2 == 0;     /* even rounds: native 1st */
+            double v = time_loop(b, native, o->warmup, iters);
+            if (v < 0)
+                return -1;
+            (native ? nat : c4c)[r] = v;
+        }
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- output */
+
+static void print_header(const bench_t *b, const options_t *o,
+                         const char *decision)
+{
+    char var[96];
+    const char *forced;
+
+    snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
+             colls[b->coll].cvar);
+    forced = getenv(var);
+    printf("# ch4coll-bench %s %s p=%d\n", ch4coll_version(),
+           colls[b->coll].name, b->p);
+    printf("# algorithm: %s\n", decision);
+    if (forced)
+        printf("# %s=%s\n", var, forced);
+    printf("# iterations %lld (fewer above %d bytes), warmup %lld, "
+           "rounds %d; median and min over rounds of the mean over ranks\n",
+           o->iters, BENCH_LARGE, o->warmup, o->rounds);
+    printf("# Size  Native(us)  ch4coll(us)  Ratio  Native-min(us)  "
+           "ch4coll-min(us)\n");
+}
+
+/* Columns end where the header's names end; a value too wide for its
+ * column shifts the rest of the row but keeps a space before it.  median()
+ * sorts, so [0] is then the minimum. */
+static void print_row(long long size, double *nat, double *c4c, int n)
+{
+    double mn = median(nat, n), mc = median(c4c, n);
+
+    printf("%-7lld %10.2f %12.2f %6.3f %15.2f %16.2f\n", size, mn, mc,
+           mn > 0 ? mc / mn : 0.0, nat[0], c4c[0]);
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* Every size in turn; rank 0 prints.  Returns 0 or -1. */
+static int run_all(bench_t *b, const options_t *o)
+{
+    double *nat = malloc((size_t) o->rounds * sizeof *nat);
+    double *c4c = malloc((size_t) o->rounds * sizeof *c4c);
+    char decision[320], prev[320] = "";
+    long long size = b->coll == BENCH_BARRIER ? 0 : o->min;
+    long long max = b->coll == BENCH_BARRIER ? 0 : o->max;
+    int rc = nat && c4c ? 0 : -1;
+
+    for (; rc == 0 && size <= max; size = size ? 2 * size : 1) {
+        set_size(b, size);
+        rc = probe_decision(b, decision, sizeof decision) == MPI_SUCCESS
+            ? run_rounds(b, o, size, nat, c4c) : -1;
+        if (rc != 0 || b->rank != 0)
+            continue;
+        if (!prev[0])
+            print_header(b, o, decision);
+        print_row(size, nat, c4c, o->rounds);
+        if (prev[0] && strcmp(decision_algorithm(decision),
+                              decision_algorithm(prev)) != 0)
+            printf("#   -> %s\n", decision);
+        snprintf(prev, sizeof prev, "%s", decision);
+        fflush(stdout);
+    }
+    free(nat);
+    free(c4c);
+    return rc;
+}
+
+/* After MPI_Init: p-dependent limits and buffers, agreed by all ranks.
+ * Returns 0, or the exit status with the message printed by rank 0. */
+static int setup(bench_t *b, const options_t *o)
+{
+    const coll_desc_t *d = &colls[b->coll];
+    int ok, all_ok;
+
+    if ((d->send_p || d->recv_p) && o->max > INT_MAX / b->p) {
+        if (b->rank == 0)
+            fprintf(stderr, "ch4coll-bench: -m MAX %lld is too large for %s "
+                    "at p=%d (p * MAX must be at most %d)\n", o->max,
+                    d->name, b->p, INT_MAX);
+        return 2;
+    }
+    ok = alloc_buffers(b, o) == 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, b->comm);
+    if (!all_ok && b->rank == 0)
+        fprintf(stderr, "ch4coll-bench: out of memory allocating buffers "
+                "for %lld bytes per rank\n", o->max);
+    return all_ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    bench_t b;
+    char err[512] = "", var[96];
+    int bad, status = 0;
+
+    memset(&b, 0, sizeof b);
+    bad = parse_options(argc, argv, &o, err, sizeof err) != 0;
+    if (!bad && o.algorithm && !o.help) {
+        snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
+                 colls[o.coll].cvar);
+        setenv(var, o.algorithm, 1);
+    }
+    MPI_Init(&argc, &argv);
+    b.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(b.comm, &b.rank);
+    MPI_Comm_size(b.comm, &b.p);
+    if (bad || o.help) {
+        if (b.rank == 0 && bad)
+            fprintf(stderr, "ch4coll-bench: %s\n", err);
+        else if (b.rank == 0)
+            usage(stdout);
+        status = bad ? 2 : 0;
+        goto finalize;
+    }
+    b.coll = o.coll;
+    b.dt = colls[o.coll].reduction ? MPI_FLOAT : MPI_CHAR;
+    status = setup(&b, &o);
+    if (status == 0 && run_all(&b, &o) != 0) {
+        if (b.rank == 0)
+            fprintf(stderr, "ch4coll-bench: a collective failed\n");
+        status = 1;
+    }
+    free_buffers(&b);
+finalize:
+    MPI_Finalize();
+    return status;
+}

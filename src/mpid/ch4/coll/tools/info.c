@@ -1,0 +1,114 @@
+/*
+ * info.c - ch4coll-info: the catalog, the CVARs, a decision explained, a
+ * schedule drawn.  Uses the public API only and needs no MPI launch.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ch4coll.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ch4coll-info [OPTION]\n"
+            "  --algorithms        list every algorithm: collective, name, "
+            "parameters, restrictions\n"
+            "  --cvars             list the MPIR_CVAR_CH4COLL_* variables\n"
+            "  --explain SPEC      the algorithm chosen for a call shape under "
+            "the current\n"
+            "                      environment; SPEC = coll=C,comm_size=P"
+            "[,bytes=B]\n"
+            "                      [,commutative=0|1][,inplace=0|1][,root=R]\n"
+            "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
+            "SPEC =\n"
+            "                      coll=C,algorithm=A[:k=v,...],p=P[,rank=R]"
+            "[,root=R][,count=N]\n"
+            "                      (all ranks unless rank= is given)\n"
+            "  --version           print the version\n"
+            "  --help              this text\n");
+}
+
+static void list_algorithms(void)
+{
+    ch4coll_algorithm_info_t in;
+    int i, j;
+
+    printf("%-21s %-20s %-28s %s\n", "collective", "algorithm", "parameters",
+           "description");
+    for (i = 0; i < ch4coll_algorithm_count(); i++) {
+        char params[128] = "-";
+        size_t used = 0;
+        ch4coll_algorithm_info(i, &in);
+        for (j = 0; j < in.nparams && used < sizeof params; j++)
+            used += (size_t) snprintf(params + used, sizeof params - used,
+                                      "%s%s=%lld", j ? "," : "",
+                                      in.param_names[j],
+                                      (long long) in.param_defaults[j]);
+        printf("%-21s %-20s %-28s %s%s\n", in.collective, in.name, params,
+               in.description, in.commutative_only ? " [commutative ops]" : "");
+    }
+}
+
+static void list_cvars(void)
+{
+    ch4coll_cvar_info_t cv;
+    int i;
+
+    for (i = 0; i < ch4coll_cvar_count(); i++) {
+        ch4coll_cvar_info(i, &cv);
+        printf("%s\n    default: %s\n    values:  %s\n    %s\n", cv.name,
+               cv.default_value, cv.valid_values, cv.description);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char buf[1024];
+    const char *out = "-";
+
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ch4coll %s\n", ch4coll_version());
+        return 0;
+    }
+    if (strcmp(argv[1], "--algorithms") == 0) {
+        list_algorithms();
+        return 0;
+    }
+    if (strcmp(argv[1], "--cvars") == 0) {
+        list_cvars();
+        return 0;
+    }
+    if (strcmp(argv[1], "--explain") == 0 && argc == 3) {
+        if (ch4coll_explain(argv[2], buf, sizeof buf) != 0) {
+            fprintf(stderr, "ch4coll-info: %s\n", buf);
+            return 1;
+        }
+        printf("%s\n", buf);
+        return 0;
+    }
+    if (strcmp(argv[1], "--dot") == 0 && (argc == 3 || argc == 5)) {
+        if (argc == 5 && strcmp(argv[3], "-o") == 0)
+            out = argv[4];
+        else if (argc == 5) {
+            usage(stderr);
+            return 2;
+        }
+        if (ch4coll_dot(argv[2], out, buf, sizeof buf) != 0) {
+            fprintf(stderr, "ch4coll-info: %s\n", buf);
+            return 1;
+        }
+        return 0;
+    }
+    fprintf(stderr, "ch4coll-info: unknown or incomplete option '%s'\n",
+            argv[1]);
+    usage(stderr);
+    return 2;
+}

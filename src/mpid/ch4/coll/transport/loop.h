@@ -1,0 +1,38 @@
+/*
+ * loop.h - the in-process executor: all p ranks of a collective in one
+ * process, with real data, driven round-robin.
+ *
+ * Each rank has a mailbox; a send appends a message to the receiver's FIFO
+ * and a receive matches the first message with the same (source, tag), as
+ * MPI's non-overtaking rule does.  In rendezvous mode (eager = 0) a send
+ * completes only when matched and its data is copied at that moment, so a
+ * schedule that overwrites a buffer still being sent, or that relies on
+ * buffering, is caught.  ch4coll_loop_run() reports deadlock (no rank can
+ * progress, with every pending vertex listed), size mismatches, and messages
+ * or receives left over at the end.
+ */
+#ifndef CH4COLL_LOOP_H
+#define CH4COLL_LOOP_H
+
+#include <stddef.h>
+
+#include "../sched/sched.h"
+
+typedef struct ch4coll_loop ch4coll_loop_t;
+
+ch4coll_loop_t *ch4coll_loop_create(int p, int eager);
+void ch4coll_loop_destroy(ch4coll_loop_t *w);
+
+/* Context to pass to ch4coll_sched_start() for rank r. */
+void *ch4coll_loop_ctx(ch4coll_loop_t *w, int r);
+
+/* Progress the p started schedules (NULL entries are ranks without work)
+ * until all are done.  On failure err holds a description. */
+int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **scheds,
+                     char *err, size_t errlen);
+
+/* Messages and bytes moved so far (for cost summaries). */
+size_t ch4coll_loop_messages(const ch4coll_loop_t *w);
+size_t ch4coll_loop_bytes(const ch4coll_loop_t *w);
+
+#endif /* CH4COLL_LOOP_H */

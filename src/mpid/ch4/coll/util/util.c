@@ -1,0 +1,86 @@
+/*
+ * util.c - counted allocation and the one logger of the library.
+ */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int ch4coll_log_level = 0;
+int ch4coll_log_rank = -1;
+
+static uint64_t alloc_calls;
+
+static void count_alloc(void)
+{
+    __atomic_fetch_add(&alloc_calls, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t ch4coll_alloc_calls(void)
+{
+    return __atomic_load_n(&alloc_calls, __ATOMIC_RELAXED);
+}
+
+void *ch4coll_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p)
+        count_alloc();
+    return p;
+}
+
+void *ch4coll_calloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (p)
+        count_alloc();
+    return p;
+}
+
+void *ch4coll_realloc(void *old, size_t n)
+{
+    void *p = realloc(old, n ? n : 1);
+    if (p)
+        count_alloc();
+    return p;
+}
+
+void ch4coll_free(void *p)
+{
+    free(p);
+}
+
+const char *ch4coll_strerror(int status)
+{
+    switch (status) {
+    case CH4COLL_OK: return "success";
+    case CH4COLL_ERR_NOMEM: return "out of memory";
+    case CH4COLL_ERR_ARG: return "invalid argument";
+    case CH4COLL_ERR_MPI: return "MPI call failed";
+    case CH4COLL_ERR_DEADLOCK: return "deadlock: no vertex can progress";
+    case CH4COLL_ERR_PROTOCOL: return "unmatched or leftover messages";
+    case CH4COLL_ERR_INAPPLICABLE: return "algorithm does not apply";
+    case CH4COLL_ERR_COUNT: return "count too large for the transport";
+    default: return "unknown error";
+    }
+}
+
+void ch4coll_log(int level, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    int n;
+
+    if (!ch4coll_log_on(level))
+        return;
+    if (ch4coll_log_rank >= 0)
+        n = snprintf(line, sizeof line, "ch4coll[%d]: ", ch4coll_log_rank);
+    else
+        n = snprintf(line, sizeof line, "ch4coll: ");
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t) n, fmt, ap);
+    va_end(ap);
+    /* One write per line so that lines of different ranks do not mix. */
+    fprintf(stderr, "%s\n", line);
+}

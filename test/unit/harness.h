@@ -1,0 +1,53 @@
+/*
+ * harness.h - run one algorithm for all p ranks in the in-process executor
+ * with deterministic data and compare every rank's result with a serial
+ * reference.
+ *
+ * Data-movement collectives run on bytes (what the entry layer hands their
+ * builders); reductions run on one of three element types:
+ *
+ *   HZ_INT_SUM    MPI_INT with MPI_SUM (built-in, commutative, dense)
+ *   HZ_PAIR_AFF   2 contiguous ints with a user op composing affine maps
+ *                 f(x) = a x + b mod 1000003 (non-commutative, dense)
+ *   HZ_VEC_AFF    MPI_Type_vector(2, 1, 2, MPI_INT) with the same op (non-
+ *                 commutative, non-contiguous: the gap ints must survive)
+ *
+ * v-collectives get irregular counts with zeros and displacements laid out
+ * in reverse rank order with gaps.  Receive buffers are pre-filled with a
+ * sentinel, which must survive outside the written blocks; send buffers
+ * must come back unchanged.
+ */
+#ifndef CH4COLL_TEST_HARNESS_H
+#define CH4COLL_TEST_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/algo.h"
+
+enum { HZ_INT_SUM, HZ_PAIR_AFF, HZ_VEC_AFF, HZ_NTYPES };
+
+typedef struct {
+    const ch4coll_algo_t *algo;
+    const int64_t *params;      /* NULL: registry defaults */
+    int p;
+    size_t n;                   /* block size: elements or bytes */
+    int root;
+    int inplace;
+    int dtype;                  /* reductions only */
+    int eager;                  /* loop transport mode */
+    int runs;                   /* run the built schedules this many times */
+} hz_case_t;
+
+/* Create the MPI datatypes and ops (after MPI_Init). */
+void hz_setup(void);
+void hz_teardown(void);
+
+/* 0 if every rank's result matches; else -1 with a description in err. */
+int hz_run(const hz_case_t *c, char *err, size_t errlen);
+
+/* Allocation calls of the library during the second and later runs of
+ * the last hz_run (must be 0: cached schedules do not allocate). */
+uint64_t hz_rerun_allocs(void);
+
+#endif /* CH4COLL_TEST_HARNESS_H */

@@ -1,0 +1,114 @@
+/*
+ * test_sweep.c - every algorithm of the registry in the in-process
+ * executor against the serial reference of harness.c.
+ *
+ * p = 1..17, 24, 32, 61, 64, 100; counts {0, 1, p-1, p, p+1, a large odd
+ * one}; roots {0, p/2, p-1}; in place and not; for reductions MPI_INT/SUM,
+ * a non-commutative user op on a contiguous pair and on a non-contiguous
+ * vector type.  Rendezvous mode (sends complete only when matched), so
+ * buffer reuse hazards and reliance on buffering are caught.
+ * CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind runs).
+ */
+#include <check.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const int plist[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                             15, 16, 17, 24, 32, 61, 64, 100 };
+
+static int quick(void)
+{
+    const char *q = getenv("CH4COLL_SWEEP_QUICK");
+    return q && strcmp(q, "1") == 0;
+}
+
+static int is_rooted(int coll)
+{
+    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE
+        || coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV
+        || coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
+}
+
+static int has_inplace(int coll)
+{
+    return coll != CH4COLL_BCAST && coll != CH4COLL_BARRIER;
+}
+
+/* Sweep one registry entry; returns the number of failed cases. */
+static int sweep_algo(const ch4coll_algo_t *al)
+{
+    int pi, ci, ri, ip, dt, fails = 0, cases = 0;
+    int np = (int) (sizeof plist / sizeof plist[0]);
+    char err[2048];
+
+    for (pi = 0; pi < np; pi++) {
+        int p = plist[pi];
+        size_t big = p <= 17 ? 1001 : 257;
+        size_t counts[6] = { 0, 1, (size_t) p - 1, (size_t) p, (size_t) p + 1, big };
+        int roots[3] = { 0, p / 2, p - 1 };
+        if (quick() && p > 17)
+            break;
+        for (ci = 0; ci < 6; ci++) {
+            if (ci > 0 && counts[ci] == counts[ci - 1])
+                continue;
+            for (ri = 0; ri < (is_rooted(al->coll) ? 3 : 1); ri++) {
+                if (ri > 0 && roots[ri] == roots[ri - 1])
+                    continue;
+                for (ip = 0; ip < (has_inplace(al->coll) ? 2 : 1); ip++) {
+                    int ndt = ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
+                    for (dt = 0; dt < ndt; dt++) {
+                        hz_case_t c = { al, NULL, p, counts[ci], roots[ri],
+                                        ip, dt, 0, 1 };
+                        cases++;
+                        if (hz_run(&c, err, sizeof err) != 0) {
+                            if (fails++ < 5)
+                                fprintf(stderr, "FAIL %s/%s p=%d n=%zu root=%d "
+                                        "inplace=%d dtype=%d: %s\n",
+                                        ch4coll_coll_name(al->coll), al->name, p,
+                                        counts[ci], roots[ri], ip, dt, err);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    fprintf(stderr, "sweep %s/%s: %d cases, %d failed\n",
+            ch4coll_coll_name(al->coll), al->name, cases, fails);
+    return fails;
+}
+
+START_TEST(test_registry_entry)
+{
+    const ch4coll_algo_t *al = &ch4coll_algos[_i];
+
+    if (al->build == NULL)
+        return;                 /* native: nothing to build */
+    ck_assert_int_eq(sweep_algo(al), 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("registry");
+    SRunner *sr;
+    int failed;
+
+    MPI_Init(&argc, &argv);
+    hz_setup();
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_registry_entry, 0, ch4coll_nalgos);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    hz_teardown();
+    MPI_Finalize();
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,1253 @@
+/*
+ * test_units.c - unit tests of the pieces under the algorithms: the
+ * schedule (sched/), the in-process executor (transport/loop.c), the
+ * schedule cache, the CVAR parser and the rank arithmetic of topo/.
+ *
+ * What is covered, and why it matters:
+ *
+ *   scheduler  Hand-built DAGs using every verb (send, recv, copy, reduce,
+ *              fence, sink) run for p = 2..4 ranks with their data checked.
+ *              The CSR built at commit is compared with the dependency lists
+ *              that were given (a fixed DAG and a pseudo-random one): every
+ *              vertex has exactly the successors that named it, the roots are
+ *              exactly the vertices without dependencies, and -1 entries are
+ *              dropped.  Bad input (a dependency on the vertex itself, a later
+ *              or nonexistent vertex, a tag >= ntags) makes commit fail with
+ *              CH4COLL_ERR_ARG, and a build error is sticky.  A fence must
+ *              order everything before it: a copy after a fence is checked to
+ *              see data that a receive before it wrote.  A recording transport
+ *              checks that roots go out in vertex order and the rest in
+ *              dependency order; a chain of copies and reductions through
+ *              scratch checks the same through data.  Scratch exists only
+ *              after commit.
+ *   executor   The loop transport's diagnostics: deadlock (naming the waiting
+ *              rank and its peer), a leftover eager message, a size mismatch;
+ *              FIFO matching per (source, tag); rendezvous mode catching a
+ *              schedule that relies on buffering, which eager mode completes.
+ *   no alloc   A committed recursive-doubling allreduce (p = 1..8, in place
+ *              and not) run twice on the loop transport with its result
+ *              checked: start + run make no library allocation.
+ *   cache      Lookup by the raw MPI arguments, v-array contents (and which
+ *              array they are) in the key, LRU eviction with refresh on
+ *              lookup, eviction by datatype/op handle, and the hit/miss/
+ *              eviction counters.
+ *   CVARs      Strict integer parsing, algorithm strings with parameters and
+ *              their error messages, and ch4coll_config_load() on bad and
+ *              good environment values (the configuration is restored).
+ *              Leading white space is tested on its own (strtoll() skips it,
+ *              so a parser that trusts strtoll() fails that test alone).
+ *   topology   Binomial parent/children/span and the recursive-doubling rank
+ *              maps against brute force for p = 1..130.
+ *
+ * Assumptions: MPI is initialised as a singleton (no mpiexec); the loop
+ * transport runs every rank in this process, so Check runs in CK_NOFORK mode
+ * and each test frees what it creates.  Data is MPI_INT with MPI_SUM.
+ */
+#include <check.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/algo.h"
+#include "sched/cache.h"
+#include "sched/sched.h"
+#include "select/config.h"
+#include "topo/topo.h"
+#include "transport/loop.h"
+#include "util/util.h"
+
+#define MAXP 8
+#define BUFN 64                 /* ints per rank buffer */
+#define SENTINEL (-1)
+#define ERRLEN 2048
+
+static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
+
+/* ------------------------------------------------------------- a world */
+
+/* p ranks with one schedule and one send/receive buffer each. */
+typedef struct {
+    int p;
+    ch4coll_sched_t s[MAXP];
+    ch4coll_sched_t *sp[MAXP];
+    int sbuf[MAXP][BUFN];
+    int rbuf[MAXP][BUFN];
+    char err[ERRLEN];
+} world_t;
+
+static int sval(int r, int i)
+{
+    return 1000 * (r + 1) + i;
+}
+
+static void world_fill(world_t *w)
+{
+    int r, i;
+
+    for (r = 0; r < w->p; r++)
+        for (i = 0; i < BUFN; i++) {
+            w->sbuf[r][i] = sval(r, i);
+            w->rbuf[r][i] = SENTINEL;
+        }
+}
+
+static void world_init(world_t *w, int p)
+{
+    int r;
+
+    memset(w, 0, sizeof *w);
+    w->p = p;
+    for (r = 0; r < p; r++) {
+        ck_assert_int_eq(ch4coll_sched_init(&w->s[r], &int_elem, MPI_SUM, r, p), CH4COLL_OK);
+        w->sp[r] = &w->s[r];
+    }
+    world_fill(w);
+}
+
+static void world_commit(world_t *w)
+{
+    int r;
+
+    for (r = 0; r < w->p; r++)
+        ck_assert_msg(ch4coll_sched_commit(&w->s[r]) == CH4COLL_OK, "commit of rank %d: %s", r,
+                      ch4coll_strerror(w->s[r].status));
+}
+
+/* Start every rank on a fresh loop world and run; returns the run status. */
+static int world_run(world_t *w, int eager)
+{
+    ch4coll_loop_t *loop = ch4coll_loop_create(w->p, eager);
+    int r, rc;
+
+    ck_assert_ptr_nonnull(loop);
+    for (r = 0; r < w->p; r++)
+        ck_assert_int_eq(ch4coll_sched_start(&w->s[r], w->sbuf[r], w->rbuf[r], 0,
+                                             &ch4coll_transport_loop, ch4coll_loop_ctx(loop, r)),
+                         CH4COLL_OK);
+    rc = ch4coll_loop_run(loop, w->sp, w->err, sizeof w->err);
+    ch4coll_loop_destroy(loop);
+    return rc;
+}
+
+static void world_destroy(world_t *w)
+{
+    int r;
+
+    for (r = 0; r < w->p; r++)
+        ch4coll_sched_destroy(&w->s[r]);
+}
+
+/* The send buffers must come back unchanged. */
+static void check_sendbufs(const world_t *w)
+{
+    int r, i;
+
+    for (r = 0; r < w->p; r++)
+        for (i = 0; i < BUFN; i++)
+            ck_assert_int_eq(w->sbuf[r][i], sval(r, i));
+}
+
+static size_t ioff(size_t i)
+{
+    return i * sizeof(int);
+}
+
+/* ===================================================== 1. the scheduler */
+
+/*
+ * Every verb on p ranks of a ring, n = 4:
+ *   recv[0..n)  = s[left] + s[r]                     (send/recv, copy, reduce)
+ *   recv[n..2n) = s[r] + s[right]   (the right neighbour's partial, tag 1)
+ *   after a fence: recv[n..2n) += recv[0..n), then a sink closes the DAG.
+ */
+static void build_ring(ch4coll_sched_t *s, int r, int p, size_t n)
+{
+    int left = (r - 1 + p) % p, right = (r + 1) % p;
+    int t = ch4coll_sched_scratch(s, n), d[2], v[9];
+
+    ch4coll_sched_set_ntags(s, 2);
+    v[0] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), n, right, 0, 0, NULL);
+    v[1] = ch4coll_sched_recv(s, ch4coll_ref(t, 0), n, left, 0, 0, NULL);
+    v[2] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                              n, 0, NULL);
+    d[0] = v[1];
+    d[1] = v[2];
+    v[3] = ch4coll_sched_reduce(s, ch4coll_ref(t, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 2, d);
+    v[4] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), n, left, 1, 1, &v[3]);
+    v[5] = ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, right, 1, 1, &v[3]);
+    v[6] = ch4coll_sched_fence(s);
+    v[7] = ch4coll_sched_reduce(s, ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                                ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 1, &v[6]);
+    d[0] = v[7];
+    d[1] = -1;
+    v[8] = ch4coll_sched_sink(s, 2, d);
+    ck_assert_int_eq(v[8], 8);
+    ck_assert_int_eq(s->status, CH4COLL_OK);
+}
+
+START_TEST(test_sched_ring_dag)
+{
+    int p = _i, r, i, run;
+    size_t n = 4;
+    world_t w;
+
+    world_init(&w, p);
+    for (r = 0; r < p; r++)
+        build_ring(&w.s[r], r, p, n);
+    world_commit(&w);
+    for (run = 0; run < 2; run++) {     /* a committed schedule re-runs */
+        world_fill(&w);
+        ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "p=%d run %d: %s", p, run, w.err);
+        for (r = 0; r < p; r++) {
+            int left = (r - 1 + p) % p, right = (r + 1) % p;
+            for (i = 0; i < (int) n; i++) {
+                int first = sval(left, i) + sval(r, i);
+                ck_assert_int_eq(w.rbuf[r][i], first);
+                ck_assert_int_eq(w.rbuf[r][n + i], first + sval(r, i) + sval(right, i));
+            }
+            for (i = 2 * (int) n; i < BUFN; i++)
+                ck_assert_int_eq(w.rbuf[r][i], SENTINEL);
+            ck_assert(ch4coll_sched_done(&w.s[r]));
+        }
+        check_sendbufs(&w);
+    }
+    world_destroy(&w);
+}
+END_TEST
+
+/* Compare the committed CSR with the dependency lists deps[v][0..nd[v]). */
+#define MAXV 256
+#define MAXD 5
+
+static void check_csr(const ch4coll_sched_t *s, int nv, int nd[], int deps[][MAXD])
+{
+    static int want[MAXV][MAXV];
+    int v, j, nroots = 0, nin;
+
+    memset(want, 0, sizeof want);
+    for (v = 0; v < nv; v++) {
+        nin = 0;
+        for (j = 0; j < nd[v]; j++)
+            if (deps[v][j] >= 0) {
+                want[deps[v][j]][v]++;
+                nin++;
+            }
+        ck_assert_int_eq(s->vtx[v].n_in, nin);
+        ck_assert_int_eq(s->indeg[v], nin);
+        if (nin == 0) {
+            ck_assert_int_lt(nroots, s->nroots);
+            ck_assert_int_eq(s->roots[nroots], v);  /* in vertex order */
+            nroots++;
+        }
+    }
+    ck_assert_int_eq(s->nroots, nroots);
+    for (v = 0; v < nv; v++) {
+        int cnt = 0;
+        for (j = 0; j < nv; j++)
+            cnt += want[v][j];
+        ck_assert_msg(s->vtx[v].n_out == cnt, "vertex %d: %d successors, expected %d", v,
+                      s->vtx[v].n_out, cnt);
+        for (j = 0; j < s->vtx[v].n_out; j++) {
+            int w = s->succ[s->vtx[v].out_first + j];
+            ck_assert(w >= 0 && w < nv);
+            ck_assert_msg(want[v][w] > 0, "unexpected edge %d -> %d", v, w);
+            want[v][w]--;
+        }
+    }
+}
+
+static void build_deps(ch4coll_sched_t *s, int nv, int nd[], int deps[][MAXD])
+{
+    int v;
+
+    for (v = 0; v < nv; v++)
+        ck_assert_int_eq(ch4coll_sched_sink(s, nd[v], deps[v]), v);
+}
+
+START_TEST(test_sched_csr_fixed)
+{
+    int nd[6] = { 0, 1, 1, 2, 0, 3 };
+    int deps[6][MAXD] = { { 0 }, { 0 }, { 0 }, { 1, 2 }, { 0 }, { 3, -1, 4 } };
+    world_t w;
+
+    world_init(&w, 1);
+    build_deps(&w.s[0], 6, nd, deps);
+    world_commit(&w);
+    ck_assert_int_eq(w.s[0].ncomm, 0);
+    check_csr(&w.s[0], 6, nd, deps);
+    ck_assert_int_eq(w.s[0].vtx[5].n_in, 2);    /* the -1 was dropped */
+    ck_assert_int_eq(world_run(&w, 0), CH4COLL_OK);
+    ck_assert_int_eq(w.s[0].ndone, 6);
+    world_destroy(&w);
+}
+END_TEST
+
+START_TEST(test_sched_csr_random)
+{
+    static int nd[MAXV], deps[MAXV][MAXD];
+    uint32_t x = 12345;
+    int v, j;
+    world_t w;
+
+    for (v = 0; v < MAXV; v++) {
+        nd[v] = v == 0 ? 0 : (int) (x % MAXD);
+        for (j = 0; j < nd[v]; j++) {
+            x = x * 1103515245u + 12345u;
+            /* -1 about one time in eight, repeats allowed */
+            deps[v][j] = (x >> 16) % 8 == 0 ? -1 : (int) ((x >> 8) % (uint32_t) v);
+        }
+        x = x * 1103515245u + 12345u;
+    }
+    world_init(&w, 1);
+    build_deps(&w.s[0], MAXV, nd, deps);
+    world_commit(&w);
+    check_csr(&w.s[0], MAXV, nd, deps);
+    ck_assert_int_eq(world_run(&w, 0), CH4COLL_OK);
+    ck_assert_int_eq(w.s[0].ndone, MAXV);
+    world_destroy(&w);
+}
+END_TEST
+
+/* A dependency on itself, a later or nonexistent vertex: sticky ERR_ARG. */
+START_TEST(test_sched_bad_dep)
+{
+    int bad[3] = { 1, 2, 100 };      /* _i selects: itself, later, far away */
+    int d[2], rc;
+    ch4coll_sched_t s;
+
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2), CH4COLL_OK);
+    ck_assert_int_eq(ch4coll_sched_sink(&s, 0, NULL), 0);
+    d[0] = 0;
+    d[1] = bad[_i];
+    ck_assert_int_eq(ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                        ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 2, d),
+                     -1);
+    ck_assert_int_eq(s.status, CH4COLL_ERR_ARG);
+    /* later verbs do nothing */
+    ck_assert_int_eq(ch4coll_sched_sink(&s, 0, NULL), -1);
+    ck_assert_int_eq(ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 0, 0, NULL),
+                     -1);
+    ck_assert_int_eq(ch4coll_sched_fence(&s), -1);
+    ck_assert_int_eq(ch4coll_sched_scratch(&s, 4), -1);
+    ck_assert_int_eq(s.nv, 1);
+    rc = ch4coll_sched_commit(&s);
+    ck_assert_int_eq(rc, CH4COLL_ERR_ARG);
+    ck_assert_int_eq(s.committed, 0);
+    ck_assert_int_ne(ch4coll_sched_start(&s, NULL, NULL, 0, &ch4coll_transport_loop, NULL),
+                     CH4COLL_OK);
+    ch4coll_sched_destroy(&s);
+}
+END_TEST
+
+/* A tag >= the declared ntags is a builder bug caught at commit. */
+static int commit_with_tag(int ntags, int tag)
+{
+    ch4coll_sched_t s;
+    int v, rc;
+
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2), CH4COLL_OK);
+    if (ntags > 0)
+        ch4coll_sched_set_ntags(&s, ntags);
+    v = ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 0, 0, NULL);
+    ck_assert_int_eq(v, 0);
+    v = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, tag, 0, NULL);
+    ck_assert_int_eq(v, 1);     /* the verb itself accepts it */
+    rc = ch4coll_sched_commit(&s);
+    ch4coll_sched_destroy(&s);
+    return rc;
+}
+
+START_TEST(test_sched_bad_tag)
+{
+    ck_assert_int_eq(commit_with_tag(0, 0), CH4COLL_OK);        /* default ntags = 1 */
+    ck_assert_int_eq(commit_with_tag(0, 1), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(commit_with_tag(3, 2), CH4COLL_OK);
+    ck_assert_int_eq(commit_with_tag(3, 3), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(commit_with_tag(3, 1000), CH4COLL_ERR_ARG);
+}
+END_TEST
+
+/* Is there a path from u to v in the committed CSR? */
+static int reaches(const ch4coll_sched_t *s, int u, int v)
+{
+    int j;
+
+    if (u == v)
+        return 1;
+    for (j = 0; j < s->vtx[u].n_out; j++) {
+        int w = s->succ[s->vtx[u].out_first + j];
+        if (w <= v && reaches(s, w, v))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Rank 0 receives into scratch a, then fences; each copy after a fence
+ * depends on that fence only, so only the fence's own (implicit) edges keep
+ * it from reading a before rank 1's data has arrived:
+ *   v0 recv a <- 1 | v1 sink | v2 fence | v3 copy a -> recv[0..n) after v2
+ *   v4 fence | v5 copy recv[0..n) -> recv[n..2n) after v4
+ * A fence is a vertex like any other: later vertices wait for it only when
+ * they name it (unlike MPICH gentran, where a vertex without dependencies
+ * added after a fence implicitly depends on it).
+ */
+START_TEST(test_sched_fence)
+{
+    size_t n = 5;
+    int a, i, u;
+    int f[2];
+    world_t w;
+    ch4coll_sched_t *s0 = &w.s[0];
+
+    world_init(&w, 2);
+    a = ch4coll_sched_scratch(s0, n);
+    ck_assert_int_eq(ch4coll_sched_recv(s0, ch4coll_ref(a, 0), n, 1, 0, 0, NULL), 0);
+    ck_assert_int_eq(ch4coll_sched_sink(s0, 0, NULL), 1);
+    f[0] = ch4coll_sched_fence(s0);
+    ck_assert_int_eq(ch4coll_sched_copy(s0, ch4coll_ref(a, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n,
+                                        1, &f[0]),
+                     3);
+    f[1] = ch4coll_sched_fence(s0);
+    ck_assert_int_eq(ch4coll_sched_copy(s0, ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                                        ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 1, &f[1]),
+                     5);
+    ck_assert_int_eq(f[0], 2);
+    ck_assert_int_eq(f[1], 4);
+    ck_assert_int_eq(ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0, 0, 0,
+                                        NULL),
+                     0);
+    world_commit(&w);
+    /* every vertex before a fence reaches it */
+    for (i = 0; i < 2; i++)
+        for (u = 0; u < f[i]; u++)
+            ck_assert_msg(reaches(s0, u, f[i]), "vertex %d does not reach fence %d", u, f[i]);
+    ck_assert_int_eq(s0->vtx[3].n_in, 1);
+    ck_assert_int_eq(s0->vtx[5].n_in, 1);
+    ck_assert_int_eq(s0->nroots, 2);            /* recv and sink */
+    ck_assert_int_eq(s0->roots[0], 0);
+    ck_assert_int_eq(s0->roots[1], 1);
+    ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "%s", w.err);
+    for (i = 0; i < (int) n; i++) {
+        ck_assert_int_eq(w.rbuf[0][i], sval(1, i));
+        ck_assert_int_eq(w.rbuf[0][n + i], sval(1, i));
+    }
+    ck_assert_int_eq(w.rbuf[0][2 * n], SENTINEL);
+    world_destroy(&w);
+}
+END_TEST
+
+/*
+ * A chain through scratch that starts with a receive, so nothing in it may
+ * run early: t1 <- rank 1; t2 = t1; t2 = t1 + t2; t3 = t2; t3 = t2 + t3;
+ * recv[0..n) = t3 = 4 x.  An independent root copies send -> recv[n..2n).
+ */
+START_TEST(test_sched_chain)
+{
+    size_t n = 6;
+    int t1, t2, t3, v, i;
+    world_t w;
+    ch4coll_sched_t *s = &w.s[0];
+
+    world_init(&w, 2);
+    t1 = ch4coll_sched_scratch(s, n);
+    t2 = ch4coll_sched_scratch(s, n);
+    t3 = ch4coll_sched_scratch(s, n);
+    v = ch4coll_sched_recv(s, ch4coll_ref(t1, 0), n, 1, 0, 0, NULL);
+    v = ch4coll_sched_copy(s, ch4coll_ref(t1, 0), ch4coll_ref(t2, 0), n, 1, &v);
+    v = ch4coll_sched_reduce(s, ch4coll_ref(t1, 0), ch4coll_ref(t2, 0), n, 1, &v);
+    v = ch4coll_sched_copy(s, ch4coll_ref(t2, 0), ch4coll_ref(t3, 0), n, 1, &v);
+    v = ch4coll_sched_reduce(s, ch4coll_ref(t2, 0), ch4coll_ref(t3, 0), n, 1, &v);
+    v = ch4coll_sched_copy(s, ch4coll_ref(t3, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1, &v);
+    ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)),
+                       n, 0, NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0, 0, 0, NULL);
+    world_commit(&w);
+    ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "%s", w.err);
+    for (i = 0; i < (int) n; i++) {
+        ck_assert_int_eq(w.rbuf[0][i], 4 * sval(1, i));
+        ck_assert_int_eq(w.rbuf[0][n + i], sval(0, i));
+    }
+    ck_assert_int_eq(w.rbuf[0][2 * n], SENTINEL);
+    for (i = 0; i < BUFN; i++)
+        ck_assert_int_eq(w.rbuf[1][i], SENTINEL);
+    world_destroy(&w);
+}
+END_TEST
+
+/* A transport that logs the tag of every send/receive it is asked to post,
+ * then hands the call to the loop transport. */
+#define RECLOG 16
+
+typedef struct {
+    void *inner;
+    int tags[RECLOG];
+    int n;
+} rec_ctx_t;
+
+static void rec_log(rec_ctx_t *c, int tag)
+{
+    if (c->n < RECLOG)
+        c->tags[c->n] = tag;
+    c->n++;
+}
+
+static int rec_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt, int peer, int tag,
+                     void *req)
+{
+    rec_ctx_t *c = ctx;
+
+    rec_log(c, tag);
+    return ch4coll_transport_loop.isend(c->inner, buf, count, dt, peer, tag, req);
+}
+
+static int rec_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer, int tag,
+                     void *req)
+{
+    rec_ctx_t *c = ctx;
+
+    rec_log(c, tag);
+    return ch4coll_transport_loop.irecv(c->inner, buf, count, dt, peer, tag, req);
+}
+
+static int rec_testsome(void *ctx, int n, void *reqs, int *ndone, int *done)
+{
+    return ch4coll_transport_loop.testsome(((rec_ctx_t *) ctx)->inner, n, reqs, ndone, done);
+}
+
+static int rec_reduce(void *ctx, const void *in, void *inout, size_t count, MPI_Datatype dt,
+                      MPI_Op op)
+{
+    return ch4coll_transport_loop.reduce(((rec_ctx_t *) ctx)->inner, in, inout, count, dt, op);
+}
+
+static const ch4coll_transport_t rec_transport = {
+    "rec", sizeof(int32_t), rec_isend, rec_irecv, rec_testsome, rec_reduce
+};
+
+/*
+ * Rank 0: v0 recv t0 | v1 send t1 after v0 | v2 recv t2 after v1 | v3 send
+ * t3 (root).  Roots go out in vertex order, then each vertex only after its
+ * dependency completed: the log must read 0 3 1 2.  Rank 1 (all roots): 0 1 2 3.
+ */
+START_TEST(test_sched_issue_order)
+{
+    static const int want[2][4] = { { 0, 3, 1, 2 }, { 0, 1, 2, 3 } };
+    rec_ctx_t ctx[2];
+    ch4coll_loop_t *loop;
+    world_t w;
+    int v, r, i;
+
+    ck_assert_uint_eq(ch4coll_transport_loop.req_size, rec_transport.req_size);
+    world_init(&w, 2);
+    for (r = 0; r < 2; r++)
+        ch4coll_sched_set_ntags(&w.s[r], 4);
+    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 0, 0, NULL);
+    v = ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 1, 1, &v);
+    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1, 1, 2, 1, &v);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 1, 3, 0, NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 0, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 0, 1, 0, NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 0, 2, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1, 0, 3, 0, NULL);
+    world_commit(&w);
+    loop = ch4coll_loop_create(2, 0);
+    for (r = 0; r < 2; r++) {
+        memset(&ctx[r], 0, sizeof ctx[r]);
+        ctx[r].inner = ch4coll_loop_ctx(loop, r);
+        ck_assert_int_eq(ch4coll_sched_start(&w.s[r], w.sbuf[r], w.rbuf[r], 0, &rec_transport,
+                                             &ctx[r]),
+                         CH4COLL_OK);
+    }
+    ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) == CH4COLL_OK, "%s", w.err);
+    ch4coll_loop_destroy(loop);
+    for (r = 0; r < 2; r++) {
+        ck_assert_int_eq(ctx[r].n, 4);
+        for (i = 0; i < 4; i++)
+            ck_assert_msg(ctx[r].tags[i] == want[r][i], "rank %d: issue %d has tag %d, want %d",
+                          r, i, ctx[r].tags[i], want[r][i]);
+        ck_assert_int_eq(w.rbuf[r][0], sval(1 - r, 0));
+        ck_assert_int_eq(w.rbuf[r][1], sval(1 - r, 1));
+    }
+    world_destroy(&w);
+}
+END_TEST
+
+/* Scratch is declared while building and exists only after commit. */
+START_TEST(test_sched_scratch_at_commit)
+{
+    world_t w;
+    ch4coll_sched_t *s = &w.s[0];
+    int b1, b0, b2, i;
+    uint64_t before;
+    char *p1, *p2;
+
+    world_init(&w, 1);
+    b1 = ch4coll_sched_scratch(s, 3);
+    b0 = ch4coll_sched_scratch(s, 0);
+    b2 = ch4coll_sched_scratch(s, 5);
+    ck_assert_int_eq(b1, CH4COLL_BUF_FIRST_SCRATCH);
+    ck_assert_int_eq(b0, CH4COLL_BUF_FIRST_SCRATCH + 1);
+    ck_assert_int_eq(b2, CH4COLL_BUF_FIRST_SCRATCH + 2);
+    ck_assert_uint_eq(ch4coll_sched_scratch_size(s), 8 * sizeof(int));
+    ck_assert_ptr_null(s->scratch);
+    ck_assert_ptr_null(s->bufs[b1]);
+    ck_assert_ptr_null(s->bufs[b2]);
+    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(b1, 0), 3, 0, NULL);
+    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, ioff(3)), ch4coll_ref(b2, 0), 5, 1, &i);
+    i = ch4coll_sched_copy(s, ch4coll_ref(b2, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), 5, 1, &i);
+    ch4coll_sched_copy(s, ch4coll_ref(b1, 0), ch4coll_ref(CH4COLL_BUF_RECV, ioff(5)), 3, 1, &i);
+    before = ch4coll_alloc_calls();
+    world_commit(&w);
+    ck_assert_uint_gt(ch4coll_alloc_calls(), before);
+    ck_assert_ptr_nonnull(s->scratch);
+    p1 = s->bufs[b1];
+    p2 = s->bufs[b2];
+    ck_assert_ptr_nonnull(p1);
+    ck_assert_ptr_nonnull(p2);
+    ck_assert(p1 + 3 * sizeof(int) <= p2 || p2 + 5 * sizeof(int) <= p1);
+    ck_assert_uint_eq(ch4coll_sched_scratch_size(s), 8 * sizeof(int));
+    ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "%s", w.err);
+    for (i = 0; i < 5; i++)
+        ck_assert_int_eq(w.rbuf[0][i], sval(0, 3 + i));
+    for (i = 0; i < 3; i++)
+        ck_assert_int_eq(w.rbuf[0][5 + i], sval(0, i));
+    ck_assert_int_eq(w.rbuf[0][8], SENTINEL);
+    /* no scratch can be added to a committed schedule */
+    ck_assert_int_eq(ch4coll_sched_scratch(s, 1), -1);
+    world_destroy(&w);
+}
+END_TEST
+
+/* ============================================ 2. loop executor reports */
+
+START_TEST(test_loop_deadlock_recv)
+{
+    world_t w;
+
+    world_init(&w, 2);
+    ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 1, 0, 0, NULL);
+    ch4coll_sched_sink(&w.s[1], 0, NULL);
+    world_commit(&w);
+    ck_assert_int_eq(world_run(&w, 0), CH4COLL_ERR_DEADLOCK);
+    ck_assert_msg(strstr(w.err, "deadlock") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "rank 0 waits in recv from 1") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "rank 1") == NULL, "%s", w.err);
+    world_destroy(&w);
+}
+END_TEST
+
+START_TEST(test_loop_leftover)
+{
+    world_t w;
+
+    world_init(&w, 2);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 2, 1, 0, 0, NULL);
+    ch4coll_sched_sink(&w.s[1], 0, NULL);
+    world_commit(&w);
+    ck_assert_int_eq(world_run(&w, 1), CH4COLL_ERR_PROTOCOL);
+    ck_assert_msg(strstr(w.err, "leftover") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "from rank 0 to rank 1") != NULL, "%s", w.err);
+    world_destroy(&w);
+}
+END_TEST
+
+START_TEST(test_loop_size_mismatch)
+{
+    world_t w;
+    int eager = _i;
+
+    world_init(&w, 2);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3, 1, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 0, 0, 0, NULL);
+    world_commit(&w);
+    ck_assert_int_eq(world_run(&w, eager), CH4COLL_ERR_PROTOCOL);
+    ck_assert_msg(strstr(w.err, "size mismatch") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "12 bytes") != NULL, "%s", w.err);
+    ck_assert_int_eq(w.rbuf[1][0], SENTINEL);   /* nothing delivered */
+    world_destroy(&w);
+}
+END_TEST
+
+/*
+ * Rank 0 sends C (tag 1), then A and B (tag 0); rank 1 receives tag 0 twice
+ * and tag 1 once.  Per (source, tag) the order is kept: A, B, then C.
+ */
+START_TEST(test_loop_fifo)
+{
+    int eager = _i, r, i;
+    size_t n = 2;
+    world_t w;
+
+    world_init(&w, 2);
+    for (r = 0; r < 2; r++)
+        ch4coll_sched_set_ntags(&w.s[r], 2);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(4)), n, 1, 1, 0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 1, 0, 0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(2)), n, 1, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(2)), n, 0, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(4)), n, 0, 1, 0, NULL);
+    world_commit(&w);
+    ck_assert_msg(world_run(&w, eager) == CH4COLL_OK, "%s", w.err);
+    for (i = 0; i < 6; i++)
+        ck_assert_int_eq(w.rbuf[1][i], sval(0, i));
+    ck_assert_int_eq(w.rbuf[1][6], SENTINEL);
+    world_destroy(&w);
+}
+END_TEST
+
+/* Both ranks send, then receive once the send has completed. */
+static void build_send_then_recv(world_t *w)
+{
+    int r, v;
+
+    for (r = 0; r < 2; r++) {
+        v = ch4coll_sched_send(&w->s[r], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3, 1 - r, 0, 0, NULL);
+        ch4coll_sched_recv(&w->s[r], ch4coll_ref(CH4COLL_BUF_RECV, 0), 3, 1 - r, 0, 1, &v);
+    }
+}
+
+START_TEST(test_loop_rendezvous_deadlock)
+{
+    world_t w;
+
+    world_init(&w, 2);
+    build_send_then_recv(&w);
+    world_commit(&w);
+    ck_assert_int_eq(world_run(&w, 0), CH4COLL_ERR_DEADLOCK);
+    ck_assert_msg(strstr(w.err, "rank 0 waits in send to 1") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "rank 1 waits in send to 0") != NULL, "%s", w.err);
+    world_destroy(&w);
+}
+END_TEST
+
+START_TEST(test_loop_eager_completes)
+{
+    world_t w;
+    int r, i;
+
+    world_init(&w, 2);
+    build_send_then_recv(&w);
+    world_commit(&w);
+    ck_assert_msg(world_run(&w, 1) == CH4COLL_OK, "%s", w.err);
+    for (r = 0; r < 2; r++) {
+        for (i = 0; i < 3; i++)
+            ck_assert_int_eq(w.rbuf[r][i], sval(1 - r, i));
+        ck_assert_int_eq(w.rbuf[r][3], SENTINEL);
+    }
+    world_destroy(&w);
+}
+END_TEST
+
+/* ===================================== 3. no allocation on a re-run */
+
+static const int rerun_p[] = { 1, 2, 3, 4, 5, 7, 8 };
+
+static void rd_args(ch4coll_args_t *a, int r, int p, size_t n, int inplace)
+{
+    memset(a, 0, sizeof *a);
+    a->coll = CH4COLL_ALLREDUCE;
+    a->rank = r;
+    a->size = p;
+    a->count = n;
+    a->inplace = inplace;
+    a->elem = int_elem;
+    a->op = MPI_SUM;
+    a->commutative = 1;
+}
+
+static void rd_check(const world_t *w, size_t n)
+{
+    int r, q, i;
+
+    for (r = 0; r < w->p; r++) {
+        for (i = 0; i < (int) n; i++) {
+            int sum = 0;
+            for (q = 0; q < w->p; q++)
+                sum += sval(q, i);
+            ck_assert_int_eq(w->rbuf[r][i], sum);
+        }
+        ck_assert_int_eq(w->rbuf[r][n], SENTINEL);
+    }
+}
+
+START_TEST(test_rerun_no_alloc)
+{
+    int p = rerun_p[_i / 2], inplace = _i % 2, r, run;
+    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling");
+    int64_t params[CH4COLL_MAX_PARAMS];
+    size_t n = 7;
+    uint64_t before;
+    ch4coll_loop_t *loop;
+    world_t w;
+
+    ck_assert_ptr_nonnull(al);
+    ch4coll_algo_default_params(al, params);
+    world_init(&w, p);
+    before = ch4coll_alloc_calls();
+    for (r = 0; r < p; r++) {
+        ch4coll_args_t a;
+        rd_args(&a, r, p, n, inplace);
+        ck_assert_int_eq(ch4coll_allreduce_recursive_doubling(&w.s[r], &a, params), CH4COLL_OK);
+    }
+    world_commit(&w);
+    ck_assert_uint_gt(ch4coll_alloc_calls(), before);   /* the counter is live */
+    loop = ch4coll_loop_create(p, 0);
+    for (run = 0; run < 2; run++) {
+        world_fill(&w);
+        if (inplace)
+            for (r = 0; r < p; r++)
+                memcpy(w.rbuf[r], w.sbuf[r], n * sizeof(int));
+        before = ch4coll_alloc_calls();
+        for (r = 0; r < p; r++)
+            ck_assert_int_eq(ch4coll_sched_start(&w.s[r], inplace ? NULL : w.sbuf[r], w.rbuf[r],
+                                                 0, &ch4coll_transport_loop,
+                                                 ch4coll_loop_ctx(loop, r)),
+                             CH4COLL_OK);
+        ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) == CH4COLL_OK,
+                      "p=%d run %d: %s", p, run, w.err);
+        ck_assert_msg(ch4coll_alloc_calls() == before, "p=%d run %d: %llu allocations", p, run,
+                      (unsigned long long) (ch4coll_alloc_calls() - before));
+        rd_check(&w, n);
+    }
+    ch4coll_loop_destroy(loop);
+    world_destroy(&w);
+}
+END_TEST
+
+/* ============================================================ 4. cache */
+
+/* A key with the receive counts v (length p, or NULL). */
+static ch4coll_key_t make_key(int coll, int rcount, const int *v, int p)
+{
+    ch4coll_key_t k;
+
+    memset(&k, 0, sizeof k);
+    k.coll = coll;
+    k.scount = rcount;
+    k.rcount = rcount;
+    k.stype = MPI_INT;
+    k.rtype = MPI_INT;
+    k.op = MPI_SUM;
+    k.p = p;
+    k.v[0] = v;
+    ch4coll_key_hash(&k);
+    return k;
+}
+
+/* k with one field changed must miss. */
+static void expect_miss(ch4coll_cache_t *c, ch4coll_key_t k)
+{
+    ch4coll_key_hash(&k);
+    ck_assert_ptr_null(ch4coll_cache_lookup(c, &k));
+}
+
+START_TEST(test_cache_lookup)
+{
+    ch4coll_cache_t c;
+    ch4coll_key_t k1 = make_key(CH4COLL_ALLREDUCE, 10, NULL, 4);
+    ch4coll_key_t k2 = make_key(CH4COLL_ALLREDUCE, 11, NULL, 4);
+    ch4coll_key_t k3 = make_key(CH4COLL_BCAST, 10, NULL, 4);
+    ch4coll_key_t k4 = k1;
+    ch4coll_centry_t *e;
+
+    ch4coll_cache_init(&c, 8);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k1));
+    e = ch4coll_cache_insert(&c, &k1);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k4), e);     /* equal copy */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k2));
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3));
+    k4.root = 1;                /* every field is part of the key */
+    expect_miss(&c, k4);
+    k4 = k1;
+    k4.inplace = 1;
+    expect_miss(&c, k4);
+    k4 = k1;
+    k4.op = MPI_MAX;
+    expect_miss(&c, k4);
+    k4 = k1;
+    k4.rtype = MPI_DOUBLE;
+    expect_miss(&c, k4);
+    k4 = k1;
+    k4.scount = 9;
+    expect_miss(&c, k4);
+    ck_assert_uint_eq(c.hits, 1);
+    ck_assert_uint_eq(c.misses, 8);
+    ck_assert_uint_eq(c.evictions, 0);
+    ck_assert_int_eq(c.n, 1);
+    ch4coll_cache_destroy(&c);
+}
+END_TEST
+
+START_TEST(test_cache_varrays)
+{
+    int v1[4] = { 1, 2, 3, 4 }, v2[4] = { 1, 2, 3, 5 }, v3[4] = { 1, 2, 3, 4 };
+    ch4coll_cache_t c;
+    ch4coll_key_t k1 = make_key(CH4COLL_ALLGATHERV, 0, v1, 4);
+    ch4coll_key_t k2 = make_key(CH4COLL_ALLGATHERV, 0, v2, 4);
+    ch4coll_key_t k3 = make_key(CH4COLL_ALLGATHERV, 0, v3, 3);
+    ch4coll_key_t k4 = make_key(CH4COLL_ALLGATHERV, 0, NULL, 4);
+    ch4coll_key_t k5 = k1;
+    ch4coll_centry_t *e;
+
+    ch4coll_cache_init(&c, 8);
+    e = ch4coll_cache_insert(&c, &k1);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_ne(e->key.v[0], v1);  /* the entry owns a copy */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k2));  /* same length, other value */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3));  /* prefix */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k4));  /* no array */
+    k5.v[0] = NULL;                     /* same values in another slot */
+    k5.v[1] = v3;
+    expect_miss(&c, k5);
+    v1[3] = 99;                         /* the caller's array may change */
+    k5 = make_key(CH4COLL_ALLGATHERV, 0, v3, 4);
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k5), e);
+    k1 = make_key(CH4COLL_ALLGATHERV, 0, v1, 4);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k1));
+    ck_assert_uint_eq(c.hits, 1);
+    ck_assert_uint_eq(c.misses, 5);
+    ch4coll_cache_destroy(&c);
+}
+END_TEST
+
+START_TEST(test_cache_lru)
+{
+    ch4coll_cache_t c;
+    ch4coll_key_t ka = make_key(CH4COLL_ALLREDUCE, 1, NULL, 2);
+    ch4coll_key_t kb = make_key(CH4COLL_ALLREDUCE, 2, NULL, 2);
+    ch4coll_key_t kc = make_key(CH4COLL_ALLREDUCE, 3, NULL, 2);
+    ch4coll_key_t kd = make_key(CH4COLL_ALLREDUCE, 4, NULL, 2);
+    ch4coll_centry_t *a, *cc, *d;
+
+    ch4coll_cache_init(&c, 2);
+    a = ch4coll_cache_insert(&c, &ka);
+    ck_assert_ptr_nonnull(ch4coll_cache_insert(&c, &kb));
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a);    /* a is now newest */
+    cc = ch4coll_cache_insert(&c, &kc);                     /* evicts b */
+    ck_assert_uint_eq(c.evictions, 1);
+    ck_assert_int_eq(c.n, 2);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &kb));
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a);    /* order: a, c */
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kc), cc);   /* order: c, a */
+    d = ch4coll_cache_insert(&c, &kd);                      /* evicts a */
+    ck_assert_uint_eq(c.evictions, 2);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &ka));
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kc), cc);
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kd), d);
+    ck_assert_int_eq(c.n, 2);
+    ck_assert_uint_eq(c.hits, 5);
+    ck_assert_uint_eq(c.misses, 2);
+    ck_assert_uint_eq(c.evictions, 2);
+    ch4coll_cache_destroy(&c);
+}
+END_TEST
+
+/* Freeing a datatype or op evicts exactly the entries that name it. */
+START_TEST(test_cache_forget)
+{
+    ch4coll_cache_t c;
+    ch4coll_key_t ki = make_key(CH4COLL_ALLREDUCE, 1, NULL, 2);
+    ch4coll_key_t kd = ki, km = ki, ks = ki;
+    ch4coll_centry_t *ed, *es;
+
+    kd.rtype = kd.stype = MPI_DOUBLE;
+    ch4coll_key_hash(&kd);
+    km.op = MPI_MAX;
+    km.rtype = km.stype = MPI_DOUBLE;
+    ch4coll_key_hash(&km);
+    ks.coll = CH4COLL_ALLGATHER;        /* MPI_INT on the send side only */
+    ks.rtype = MPI_BYTE;
+    ch4coll_key_hash(&ks);
+    ch4coll_cache_init(&c, 8);
+    ch4coll_cache_insert(&c, &ki);
+    ed = ch4coll_cache_insert(&c, &kd);
+    ch4coll_cache_insert(&c, &km);
+    es = ch4coll_cache_insert(&c, &ks);
+    ck_assert_ptr_nonnull(es);
+    ck_assert_int_eq(c.n, 4);
+    ch4coll_cache_forget(&c, MPI_INT, MPI_OP_NULL);
+    ck_assert_int_eq(c.n, 2);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &ki));
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &ks));
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kd), ed);
+    ch4coll_cache_forget(&c, MPI_DATATYPE_NULL, MPI_MAX);
+    ck_assert_int_eq(c.n, 1);
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &km));
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kd), ed);
+    ch4coll_cache_destroy(&c);
+}
+END_TEST
+
+/* ============================================================ 5. CVARs */
+
+START_TEST(test_parse_int64)
+{
+    int64_t v = 0;
+
+    ck_assert_int_eq(ch4coll_parse_int64("12", 0, 100, &v), CH4COLL_OK);
+    ck_assert_int_eq(v, 12);
+    ck_assert_int_eq(ch4coll_parse_int64("-3", -10, 10, &v), CH4COLL_OK);
+    ck_assert_int_eq(v, -3);
+    ck_assert_int_eq(ch4coll_parse_int64("100", 0, 100, &v), CH4COLL_OK);
+    ck_assert_int_eq(v, 100);
+    ck_assert_int_eq(ch4coll_parse_int64("9223372036854775807", INT64_MIN, INT64_MAX, &v),
+                     CH4COLL_OK);
+    ck_assert(v == INT64_MAX);
+    ck_assert_int_eq(ch4coll_parse_int64("12x", 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("5 ", 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("", 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64(NULL, 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v),
+                     CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("-99999999999999999999", INT64_MIN, INT64_MAX, &v),
+                     CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("101", 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("-11", -10, 10, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("0", 1, 10, &v), CH4COLL_ERR_ARG);
+}
+END_TEST
+
+/* Kept apart: strtoll() skips leading white space, a strict parser must not. */
+START_TEST(test_parse_int64_leading_space)
+{
+    int64_t v = 0;
+
+    ck_assert_int_eq(ch4coll_parse_int64(" 5", 0, 100, &v), CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_int64("\t5", 0, 100, &v), CH4COLL_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_parse_algorithm)
+{
+    ch4coll_forced_t f;
+    char err[512];
+
+    memset(&f, 0xff, sizeof f);
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "auto", &f, err, sizeof err),
+                     CH4COLL_OK);
+    ck_assert_ptr_null(f.algo);
+
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "recursive_doubling", &f, err,
+                                             sizeof err),
+                     CH4COLL_OK);
+    ck_assert_ptr_eq(f.algo, ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling"));
+    ck_assert_ptr_eq(f.algo->build, ch4coll_allreduce_recursive_doubling);
+
+    err[0] = '\0';
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "nosuch", &f, err, sizeof err),
+                     CH4COLL_ERR_ARG);
+    ck_assert_msg(strstr(err, "nosuch") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "recursive_doubling") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "native") != NULL, "%s", err);
+
+    err[0] = '\0';
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "recursive_doubling:foo=1", &f,
+                                             err, sizeof err),
+                     CH4COLL_ERR_ARG);
+    ck_assert_msg(strstr(err, "foo") != NULL, "%s", err);
+
+    /* an algorithm of another collective is not valid here */
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "ring", &f, err, sizeof err),
+                     CH4COLL_ERR_ARG);
+
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "native", &f, err, sizeof err),
+                     CH4COLL_OK);
+    ck_assert_ptr_nonnull(f.algo);
+    ck_assert(ch4coll_algo_is_native(f.algo));
+    ck_assert_int_eq(f.algo->coll, CH4COLL_ALLREDUCE);
+}
+END_TEST
+
+#define YIELD_VAR "MPIR_CVAR_CH4COLL_YIELD"
+#define AR_VAR "MPIR_CVAR_CH4COLL_ALLREDUCE_ALGORITHM"
+
+START_TEST(test_config_load)
+{
+    ch4coll_config_t saved = ch4coll_config;
+    int saved_level = ch4coll_log_level;
+    const ch4coll_algo_t *native = ch4coll_algo_find(CH4COLL_ALLREDUCE, "native");
+
+    ck_assert_ptr_null(getenv(YIELD_VAR));
+    ck_assert_ptr_null(getenv(AR_VAR));
+    ch4coll_config.yield = CH4COLL_YIELD_AUTO;
+    memset(&ch4coll_config.forced[CH4COLL_ALLREDUCE], 0, sizeof(ch4coll_forced_t));
+
+    setenv(YIELD_VAR, "maybe", 1);
+    ck_assert_int_gt(ch4coll_config_load(), 0);
+    ck_assert_int_gt(ch4coll_config.nerrors, 0);
+    ck_assert_int_eq(ch4coll_config.yield, CH4COLL_YIELD_AUTO);
+    unsetenv(YIELD_VAR);
+
+    setenv(AR_VAR, "native", 1);
+    ck_assert_int_eq(ch4coll_config_load(), 0);
+    ck_assert_ptr_nonnull(native);
+    ck_assert_ptr_eq(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo, native);
+
+    setenv(AR_VAR, "nosuch", 1);  /* a bad value counts and falls back to auto */
+    ck_assert_int_eq(ch4coll_config_load(), 1);
+    ck_assert_ptr_null(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo);
+    unsetenv(AR_VAR);
+
+    ck_assert_int_eq(ch4coll_config_load(), 0);
+    ck_assert_ptr_null(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo);
+    ch4coll_config = saved;
+    ch4coll_log_level = saved_level;
+}
+END_TEST
+
+/* ========================================================= 6. topology */
+
+/* Mark the subtree of vr by walking the children; returns its size. */
+static int walk_subtree(int vr, int p, unsigned char *mark)
+{
+    int m, n = 1;
+
+    mark[vr]++;
+    for (m = 1; m < ch4coll_binomial_mask_limit(vr, p); m *= 2)
+        if (vr + m < p)
+            n += walk_subtree(vr + m, p, mark);
+    return n;
+}
+
+START_TEST(test_topo_binomial)
+{
+    unsigned char mark[131];
+    int nparent[131];
+    int p, vr, m, u;
+
+    for (p = 1; p <= 130; p++) {
+        int sum = 0;
+        memset(nparent, 0, sizeof nparent);
+        for (u = 0; u < p; u++)
+            for (m = 1; m < ch4coll_binomial_mask_limit(u, p); m *= 2)
+                if (u + m < p) {
+                    nparent[u + m]++;
+                    ck_assert_int_eq(ch4coll_binomial_parent(u + m), u);
+                }
+        ck_assert_int_eq(nparent[0], 0);
+        ck_assert_int_eq(ch4coll_binomial_parent(0), -1);
+        for (vr = 1; vr < p; vr++)
+            ck_assert_msg(nparent[vr] == 1, "p=%d vr=%d has %d parents", p, vr, nparent[vr]);
+        for (vr = 0; vr < p; vr++) {
+            int span = ch4coll_binomial_span(vr, p), size, i;
+            memset(mark, 0, sizeof mark);
+            size = walk_subtree(vr, p, mark);
+            ck_assert_msg(size == span, "p=%d vr=%d: subtree %d, span %d", p, vr, size, span);
+            for (i = 0; i < p; i++)
+                ck_assert_msg(mark[i] == (i >= vr && i < vr + span), "p=%d vr=%d: rank %d", p,
+                              vr, i);
+        }
+        for (m = 1; m < ch4coll_binomial_mask_limit(0, p); m *= 2)
+            if (m < p)
+                sum += ch4coll_binomial_span(m, p);
+        ck_assert_int_eq(sum + 1, p);
+        ck_assert_int_eq(ch4coll_binomial_span(0, p), p);
+    }
+}
+END_TEST
+
+START_TEST(test_topo_rd)
+{
+    int seen[130];
+    int p, x;
+
+    for (p = 1; p <= 130; p++) {
+        int p2 = ch4coll_pow2_floor(p), r = p - p2, mapped = 0;
+        ck_assert(p2 <= p && 2 * p2 > p && (p2 & (p2 - 1)) == 0);
+        memset(seen, 0, sizeof seen);
+        for (x = 0; x < p; x++) {
+            int nr = ch4coll_rd_newrank(x, r);
+            if (nr < 0)
+                continue;
+            ck_assert_msg(nr < p2, "p=%d rank %d -> %d", p, x, nr);
+            ck_assert_int_eq(seen[nr]++, 0);
+            ck_assert_int_eq(ch4coll_rd_oldrank(nr, r), x);
+            mapped++;
+        }
+        ck_assert_int_eq(mapped, p2);
+        for (x = 0; x < p2; x++) {
+            int old = ch4coll_rd_oldrank(x, r);
+            ck_assert(old >= 0 && old < p);
+            ck_assert_int_eq(ch4coll_rd_newrank(old, r), x);
+        }
+        ck_assert_int_ge(ch4coll_pow2_ceil(p), p);
+        ck_assert_int_lt(ch4coll_pow2_ceil(p), 2 * p);
+        for (x = 0; x < p; x++)
+            ck_assert_int_eq(ch4coll_abs(ch4coll_rel(x, p / 2, p), p / 2, p), x);
+    }
+}
+END_TEST
+
+/* ============================================================== main */
+
+static Suite *units_suite(void)
+{
+    Suite *s = suite_create("units");
+    TCase *tc;
+
+    tc = tcase_create("sched");
+    tcase_add_loop_test(tc, test_sched_ring_dag, 2, 5);
+    tcase_add_test(tc, test_sched_csr_fixed);
+    tcase_add_test(tc, test_sched_csr_random);
+    tcase_add_loop_test(tc, test_sched_bad_dep, 0, 3);
+    tcase_add_test(tc, test_sched_bad_tag);
+    tcase_add_test(tc, test_sched_fence);
+    tcase_add_test(tc, test_sched_chain);
+    tcase_add_test(tc, test_sched_issue_order);
+    tcase_add_test(tc, test_sched_scratch_at_commit);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("loop");
+    tcase_add_test(tc, test_loop_deadlock_recv);
+    tcase_add_test(tc, test_loop_leftover);
+    tcase_add_loop_test(tc, test_loop_size_mismatch, 0, 2);
+    tcase_add_loop_test(tc, test_loop_fifo, 0, 2);
+    tcase_add_test(tc, test_loop_rendezvous_deadlock);
+    tcase_add_test(tc, test_loop_eager_completes);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("rerun");
+    tcase_add_loop_test(tc, test_rerun_no_alloc, 0,
+                        2 * (int) (sizeof rerun_p / sizeof rerun_p[0]));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("cache");
+    tcase_add_test(tc, test_cache_lookup);
+    tcase_add_test(tc, test_cache_varrays);
+    tcase_add_test(tc, test_cache_lru);
+    tcase_add_test(tc, test_cache_forget);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("cvar");
+    tcase_add_test(tc, test_parse_int64);
+    tcase_add_test(tc, test_parse_int64_leading_space);
+    tcase_add_test(tc, test_parse_algorithm);
+    tcase_add_test(tc, test_config_load);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("topo");
+    tcase_add_test(tc, test_topo_binomial);
+    tcase_add_test(tc, test_topo_rd);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    SRunner *sr;
+    int failed;
+
+    MPI_Init(&argc, &argv);
+    sr = srunner_create(units_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    MPI_Finalize();
+    return failed == 0 ? 0 : 1;
+}
