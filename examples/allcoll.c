@@ -60,19 +60,23 @@ int main(int argc, char **argv)
     report("MPI_Reduce", rank == 0 ? b : a, rank == 0 ? N : 0, MPI_COMM_WORLD);
     MPI_Allgather(a, N, MPI_INT, b, N, MPI_INT, MPI_COMM_WORLD);
     report("MPI_Allgather", b, N * p, MPI_COMM_WORLD);
-    MPI_Allgatherv(a, counts[rank], MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgatherv(a, counts[rank], MPI_INT, b, counts, displs, MPI_INT,
+                   MPI_COMM_WORLD);
     report("MPI_Allgatherv", b, N * p, MPI_COMM_WORLD);
     MPI_Alltoall(a, N, MPI_INT, b, N, MPI_INT, MPI_COMM_WORLD);
     report("MPI_Alltoall", b, N * p, MPI_COMM_WORLD);
-    MPI_Alltoallv(a, pair, displs, MPI_INT, b, pair, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(a, pair, displs, MPI_INT, b, pair, displs, MPI_INT,
+                  MPI_COMM_WORLD);
     report("MPI_Alltoallv", b, N * p, MPI_COMM_WORLD);
     MPI_Gather(a, N, MPI_INT, b, N, MPI_INT, 0, MPI_COMM_WORLD);
     report("MPI_Gather", b, rank == 0 ? N * p : 0, MPI_COMM_WORLD);
-    MPI_Gatherv(a, counts[rank], MPI_INT, b, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(a, counts[rank], MPI_INT, b, counts, displs, MPI_INT, 0,
+                MPI_COMM_WORLD);
     report("MPI_Gatherv", b, rank == 0 ? N * p : 0, MPI_COMM_WORLD);
     MPI_Scatter(a, N, MPI_INT, b, N, MPI_INT, 0, MPI_COMM_WORLD);
     report("MPI_Scatter", b, N, MPI_COMM_WORLD);
-    MPI_Scatterv(a, counts, displs, MPI_INT, b, counts[rank], MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(a, counts, displs, MPI_INT, b, counts[rank], MPI_INT, 0,
+                 MPI_COMM_WORLD);
     report("MPI_Scatterv", b, counts[rank], MPI_COMM_WORLD);
     MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     report("MPI_Reduce_scatter", b, counts[rank], MPI_COMM_WORLD);

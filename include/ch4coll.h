@@ -20,9 +20,9 @@ extern "C" {
 
 /* Process-wide counters. */
 typedef struct {
-    uint64_t alloc_calls;       /* allocations made by the library so far */
-    uint64_t calls;             /* collectives run by ch4coll schedules */
-    uint64_t native_calls;      /* collectives handed to the host MPI */
+    uint64_t alloc_calls;  /* allocations made by the library so far */
+    uint64_t calls;        /* collectives run by ch4coll schedules */
+    uint64_t native_calls; /* collectives handed to the host MPI */
     uint64_t cache_hits, cache_misses, cache_evictions;
 } ch4coll_stats_t;
 
@@ -31,8 +31,8 @@ void ch4coll_get_stats(ch4coll_stats_t *out);
 
 /* The algorithm catalog: entries 0 .. ch4coll_algorithm_count()-1. */
 typedef struct {
-    const char *collective;     /* "allreduce" */
-    const char *name;           /* "recursive_doubling" */
+    const char *collective; /* "allreduce" */
+    const char *name;       /* "recursive_doubling" */
     const char *description;
     int commutative_only;
     int nparams;

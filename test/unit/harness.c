@@ -10,7 +10,7 @@
 
 #include "transport/loop.h"
 
-#define MOD 1000003
+#define MOD  1000003
 #define SENT 0xA5
 
 static MPI_Datatype t_pair = MPI_DATATYPE_NULL, t_vec = MPI_DATATYPE_NULL;
@@ -64,7 +64,7 @@ static size_t ext_of(int dtype)
 
 static ch4coll_elem_t elem_of(int dtype)
 {
-    ch4coll_elem_t e = { MPI_INT, 4, 4, 0, 4, 1 };
+    ch4coll_elem_t e = {MPI_INT, 4, 4, 0, 4, 1};
 
     if (dtype == HZ_PAIR_AFF) {
         e.dt = t_pair;
@@ -137,9 +137,9 @@ static unsigned char data_byte(int r, int j, size_t i)
 
 typedef struct {
     int p;
-    size_t *c, *d;              /* irregular counts / reverse displs */
+    size_t *c, *d; /* irregular counts / reverse displs */
     size_t vtotal;
-    size_t **sc, **sd, **rc, **rd;      /* alltoallv per rank */
+    size_t **sc, **sd, **rc, **rd; /* alltoallv per rank */
     size_t *stot, *rtot;
     unsigned char **sbuf, **rbuf, **sinit, **exp, **care;
     size_t *ssz, *rsz;
@@ -225,19 +225,49 @@ static void sizes(const hz_case_t *c, world_t *w, int r, size_t *ss, size_t *rs)
 
     *ss = *rs = 0;
     switch (c->algo->coll) {
-    case CH4COLL_BCAST: *rs = n; break;
-    case CH4COLL_GATHER: *ss = n; *rs = root ? p * n : 0; break;
-    case CH4COLL_SCATTER: *ss = root ? p * n : 0; *rs = n; break;
-    case CH4COLL_ALLGATHER: *ss = n; *rs = p * n; break;
-    case CH4COLL_ALLGATHERV: *ss = w->c[r]; *rs = w->vtotal; break;
-    case CH4COLL_GATHERV: *ss = w->c[r]; *rs = root ? w->vtotal : 0; break;
-    case CH4COLL_SCATTERV: *ss = root ? w->vtotal : 0; *rs = w->c[r]; break;
-    case CH4COLL_ALLTOALL: *ss = *rs = p * n; break;
-    case CH4COLL_ALLTOALLV: *ss = w->stot[r]; *rs = w->rtot[r]; break;
-    case CH4COLL_REDUCE: *ss = n; *rs = root ? n : 0; break;
+    case CH4COLL_BCAST:
+        *rs = n;
+        break;
+    case CH4COLL_GATHER:
+        *ss = n;
+        *rs = root ? p * n : 0;
+        break;
+    case CH4COLL_SCATTER:
+        *ss = root ? p * n : 0;
+        *rs = n;
+        break;
+    case CH4COLL_ALLGATHER:
+        *ss = n;
+        *rs = p * n;
+        break;
+    case CH4COLL_ALLGATHERV:
+        *ss = w->c[r];
+        *rs = w->vtotal;
+        break;
+    case CH4COLL_GATHERV:
+        *ss = w->c[r];
+        *rs = root ? w->vtotal : 0;
+        break;
+    case CH4COLL_SCATTERV:
+        *ss = root ? w->vtotal : 0;
+        *rs = w->c[r];
+        break;
+    case CH4COLL_ALLTOALL:
+        *ss = *rs = p * n;
+        break;
+    case CH4COLL_ALLTOALLV:
+        *ss = w->stot[r];
+        *rs = w->rtot[r];
+        break;
+    case CH4COLL_REDUCE:
+        *ss = n;
+        *rs = root ? n : 0;
+        break;
     case CH4COLL_ALLREDUCE:
     case CH4COLL_SCAN:
-    case CH4COLL_EXSCAN: *ss = *rs = n; break;
+    case CH4COLL_EXSCAN:
+        *ss = *rs = n;
+        break;
     case CH4COLL_REDUCE_SCATTER_BLOCK:
         *ss = p * n;
         *rs = c->inplace ? p * n : n;
@@ -246,7 +276,8 @@ static void sizes(const hz_case_t *c, world_t *w, int r, size_t *ss, size_t *rs)
         *ss = w->vtotal;
         *rs = c->inplace ? w->vtotal : w->c[r];
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -259,7 +290,7 @@ static void setup_v(const hz_case_t *c, world_t *w)
     for (j = 0; j < p; j++)
         w->c[j] = irr(c->n, j);
     if (c->algo->coll == CH4COLL_REDUCE_SCATTER) {
-        size_t pos = 0;         /* MPI: blocks follow each other */
+        size_t pos = 0; /* MPI: blocks follow each other */
         for (j = 0; j < p; j++) {
             w->d[j] = pos;
             pos += w->c[j];
@@ -287,7 +318,7 @@ static void setup_v(const hz_case_t *c, world_t *w)
         }
         w->stot[r] = reverse_displs(w->sc[r], w->sd[r], p);
         w->rtot[r] = reverse_displs(w->rc[r], w->rd[r], p);
-        if (sym) {              /* in place: one layout for both */
+        if (sym) { /* in place: one layout for both */
             memcpy(w->sd[r], w->rd[r], (size_t) p * sizeof(size_t));
             w->stot[r] = w->rtot[r];
         }
@@ -299,7 +330,8 @@ static void setup_v(const hz_case_t *c, world_t *w)
 /* Fill the send buffer (or the in-place receive buffer) of rank r. */
 static void fill_inputs(const hz_case_t *c, world_t *w, int r)
 {
-    int p = c->p, j, coll = c->algo->coll, red = ch4coll_coll_is_reduction(coll);
+    int p = c->p, j, coll = c->algo->coll,
+        red = ch4coll_coll_is_reduction(coll);
     size_t n = c->n, i;
     unsigned char *s = w->sbuf[r], *rb = w->rbuf[r];
     int root = r == c->root;
@@ -308,7 +340,8 @@ static void fill_inputs(const hz_case_t *c, world_t *w, int r)
     memset(rb, SENT, w->rsz[r] + 64);
     if (red) {
         size_t cnt = w->ssz[r] / ext_of(c->dtype);
-        unsigned char *dst = c->inplace && (coll != CH4COLL_REDUCE || root) ? rb : s;
+        unsigned char *dst =
+            c->inplace && (coll != CH4COLL_REDUCE || root) ? rb : s;
         for (i = 0; i < cnt; i++)
             put(c->dtype, dst, i, input_val(c->dtype, r, i));
         return;
@@ -341,8 +374,9 @@ static void fill_inputs(const hz_case_t *c, world_t *w, int r)
             break;
         for (j = 0; j < p; j++)
             for (i = 0; i < n; i++)
-                (coll == CH4COLL_ALLTOALL && c->inplace ? rb : s)
-                    [(size_t) j * n + i] = data_byte(r, j, i);
+                (coll == CH4COLL_ALLTOALL && c->inplace
+                     ? rb
+                     : s)[(size_t) j * n + i] = data_byte(r, j, i);
         break;
     case CH4COLL_SCATTERV:
         if (root)
@@ -432,7 +466,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
             put(c->dtype, x, i, fold(c->dtype, 0, r + 1, i));
         break;
     case CH4COLL_EXSCAN:
-        if (r == 0)             /* undefined by MPI */
+        if (r == 0) /* undefined by MPI */
             memset(w->care[r], 0, w->rsz[r]);
         else
             for (i = 0; i < n; i++)
@@ -442,7 +476,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
     case CH4COLL_REDUCE_SCATTER: {
         size_t cnt = coll == CH4COLL_REDUCE_SCATTER ? w->c[r] : n;
         size_t off = coll == CH4COLL_REDUCE_SCATTER ? w->d[r] : (size_t) r * n;
-        if (c->inplace)         /* beyond the result: undefined */
+        if (c->inplace) /* beyond the result: undefined */
             memset(w->care[r] + cnt * e, 0, w->rsz[r] - cnt * e);
         for (i = 0; i < cnt; i++)
             put(c->dtype, x, i, fold(c->dtype, 0, p, off + i));
@@ -466,16 +500,16 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
     a->root = c->root;
     a->count = c->n;
     a->inplace = c->inplace;
-    if (coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE || coll == CH4COLL_GATHER
-        || coll == CH4COLL_GATHERV || coll == CH4COLL_SCATTER
-        || coll == CH4COLL_SCATTERV)
+    if (coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
+        coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
+        coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV)
         a->inplace = c->inplace && root;
     if (ch4coll_coll_is_reduction(coll)) {
         a->elem = elem_of(c->dtype);
         a->op = c->dtype == HZ_INT_SUM ? MPI_SUM : op_aff;
         a->commutative = c->dtype == HZ_INT_SUM;
     } else {
-        ch4coll_elem_t b = { MPI_BYTE, 1, 1, 0, 1, 1 };
+        ch4coll_elem_t b = {MPI_BYTE, 1, 1, 0, 1, 1};
         a->elem = b;
         a->commutative = 1;
         a->op = MPI_OP_NULL;
@@ -516,13 +550,15 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
 
 static int compare(const hz_case_t *c, world_t *w, int r, char *err, size_t len)
 {
-    size_t i, unit = ch4coll_coll_is_reduction(c->algo->coll) ? ext_of(c->dtype) : 1;
+    size_t i,
+        unit = ch4coll_coll_is_reduction(c->algo->coll) ? ext_of(c->dtype) : 1;
 
     for (i = 0; i < w->rsz[r] + 64; i++)
         if (w->care[r][i] && w->rbuf[r][i] != w->exp[r][i]) {
-            snprintf(err, len, "rank %d: recvbuf byte %zu (element %zu) is "
-                     "0x%02x, expected 0x%02x", r, i, i / unit, w->rbuf[r][i],
-                     w->exp[r][i]);
+            snprintf(err, len,
+                     "rank %d: recvbuf byte %zu (element %zu) is "
+                     "0x%02x, expected 0x%02x",
+                     r, i, i / unit, w->rbuf[r][i], w->exp[r][i]);
             return -1;
         }
     if (memcmp(w->sbuf[r], w->sinit[r], w->ssz[r] + 64) != 0) {
@@ -576,9 +612,9 @@ int hz_run(const hz_case_t *c, char *err, size_t errlen)
     for (r = 0; r < p && rc == 0; r++) {
         ch4coll_args_t a;
         make_args(c, &w, r, &a);
-        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, p) != CH4COLL_OK
-            || c->algo->build(&s[r], &a, params) != CH4COLL_OK
-            || ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
+        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, p) != CH4COLL_OK ||
+            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
             snprintf(err, errlen, "building rank %d failed: %s", r,
                      ch4coll_strerror(s[r].status));
             rc = -1;
@@ -597,7 +633,7 @@ int hz_run(const hz_case_t *c, char *err, size_t errlen)
         for (r = 0; r < p; r++) {
             ch4coll_args_t a;
             int scat;
-            make_args(c, &w, r, &a);    /* a.inplace: this rank's flag */
+            make_args(c, &w, r, &a); /* a.inplace: this rank's flag */
             /* MPI_IN_PLACE replaces the send buffer, or for scatter(v)
              * the receive buffer */
             scat = a.coll == CH4COLL_SCATTER || a.coll == CH4COLL_SCATTERV;

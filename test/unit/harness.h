@@ -29,14 +29,14 @@ enum { HZ_INT_SUM, HZ_PAIR_AFF, HZ_VEC_AFF, HZ_NTYPES };
 
 typedef struct {
     const ch4coll_algo_t *algo;
-    const int64_t *params;      /* NULL: registry defaults */
+    const int64_t *params; /* NULL: registry defaults */
     int p;
-    size_t n;                   /* block size: elements or bytes */
+    size_t n; /* block size: elements or bytes */
     int root;
     int inplace;
-    int dtype;                  /* reductions only */
-    int eager;                  /* loop transport mode */
-    int runs;                   /* run the built schedules this many times */
+    int dtype; /* reductions only */
+    int eager; /* loop transport mode */
+    int runs;  /* run the built schedules this many times */
 } hz_case_t;
 
 /* Create the MPI datatypes and ops (after MPI_Init). */

@@ -17,8 +17,8 @@
 
 #include "harness.h"
 
-static const int plist[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-                             15, 16, 17, 24, 32, 61, 64, 100 };
+static const int plist[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                            12, 13, 14, 15, 16, 17, 24, 32, 61, 64, 100};
 
 static int quick(void)
 {
@@ -28,9 +28,9 @@ static int quick(void)
 
 static int is_rooted(int coll)
 {
-    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE
-        || coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV
-        || coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
+    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
+           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
+           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
 }
 
 static int has_inplace(int coll)
@@ -48,8 +48,9 @@ static int sweep_algo(const ch4coll_algo_t *al)
     for (pi = 0; pi < np; pi++) {
         int p = plist[pi];
         size_t big = p <= 17 ? 1001 : 257;
-        size_t counts[6] = { 0, 1, (size_t) p - 1, (size_t) p, (size_t) p + 1, big };
-        int roots[3] = { 0, p / 2, p - 1 };
+        size_t counts[6] = {0,  1, (size_t) p - 1, (size_t) p, (size_t) p + 1,
+                            big};
+        int roots[3] = {0, p / 2, p - 1};
         if (quick() && p > 17)
             break;
         for (ci = 0; ci < 6; ci++) {
@@ -59,17 +60,19 @@ static int sweep_algo(const ch4coll_algo_t *al)
                 if (ri > 0 && roots[ri] == roots[ri - 1])
                     continue;
                 for (ip = 0; ip < (has_inplace(al->coll) ? 2 : 1); ip++) {
-                    int ndt = ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
+                    int ndt =
+                        ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
                     for (dt = 0; dt < ndt; dt++) {
-                        hz_case_t c = { al, NULL, p, counts[ci], roots[ri],
-                                        ip, dt, 0, 1 };
+                        hz_case_t c = {al, NULL, p, counts[ci], roots[ri],
+                                       ip, dt,   0, 1};
                         cases++;
                         if (hz_run(&c, err, sizeof err) != 0) {
                             if (fails++ < 5)
-                                fprintf(stderr, "FAIL %s/%s p=%d n=%zu root=%d "
+                                fprintf(stderr,
+                                        "FAIL %s/%s p=%d n=%zu root=%d "
                                         "inplace=%d dtype=%d: %s\n",
-                                        ch4coll_coll_name(al->coll), al->name, p,
-                                        counts[ci], roots[ri], ip, dt, err);
+                                        ch4coll_coll_name(al->coll), al->name,
+                                        p, counts[ci], roots[ri], ip, dt, err);
                         }
                     }
                 }
@@ -86,7 +89,7 @@ START_TEST(test_registry_entry)
     const ch4coll_algo_t *al = &ch4coll_algos[_i];
 
     if (al->build == NULL)
-        return;                 /* native: nothing to build */
+        return; /* native: nothing to build */
     ck_assert_int_eq(sweep_algo(al), 0);
 }
 END_TEST

@@ -58,12 +58,12 @@
 #include "transport/loop.h"
 #include "util/util.h"
 
-#define MAXP 8
-#define BUFN 64                 /* ints per rank buffer */
+#define MAXP     8
+#define BUFN     64 /* ints per rank buffer */
 #define SENTINEL (-1)
-#define ERRLEN 2048
+#define ERRLEN   2048
 
-static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
+static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
 
 /* ------------------------------------------------------------- a world */
 
@@ -100,7 +100,8 @@ static void world_init(world_t *w, int p)
     memset(w, 0, sizeof *w);
     w->p = p;
     for (r = 0; r < p; r++) {
-        ck_assert_int_eq(ch4coll_sched_init(&w->s[r], &int_elem, MPI_SUM, r, p), CH4COLL_OK);
+        ck_assert_int_eq(ch4coll_sched_init(&w->s[r], &int_elem, MPI_SUM, r, p),
+                         CH4COLL_OK);
         w->sp[r] = &w->s[r];
     }
     world_fill(w);
@@ -111,7 +112,8 @@ static void world_commit(world_t *w)
     int r;
 
     for (r = 0; r < w->p; r++)
-        ck_assert_msg(ch4coll_sched_commit(&w->s[r]) == CH4COLL_OK, "commit of rank %d: %s", r,
+        ck_assert_msg(ch4coll_sched_commit(&w->s[r]) == CH4COLL_OK,
+                      "commit of rank %d: %s", r,
                       ch4coll_strerror(w->s[r].status));
 }
 
@@ -123,8 +125,9 @@ static int world_run(world_t *w, int eager)
 
     ck_assert_ptr_nonnull(loop);
     for (r = 0; r < w->p; r++)
-        ck_assert_int_eq(ch4coll_sched_start(&w->s[r], w->sbuf[r], w->rbuf[r], 0,
-                                             &ch4coll_transport_loop, ch4coll_loop_ctx(loop, r)),
+        ck_assert_int_eq(ch4coll_sched_start(&w->s[r], w->sbuf[r], w->rbuf[r],
+                                             0, &ch4coll_transport_loop,
+                                             ch4coll_loop_ctx(loop, r)),
                          CH4COLL_OK);
     rc = ch4coll_loop_run(loop, w->sp, w->err, sizeof w->err);
     ch4coll_loop_destroy(loop);
@@ -168,18 +171,23 @@ static void build_ring(ch4coll_sched_t *s, int r, int p, size_t n)
     int t = ch4coll_sched_scratch(s, n), d[2], v[9];
 
     ch4coll_sched_set_ntags(s, 2);
-    v[0] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), n, right, 0, 0, NULL);
+    v[0] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), n, right, 0,
+                              0, NULL);
     v[1] = ch4coll_sched_recv(s, ch4coll_ref(t, 0), n, left, 0, 0, NULL);
-    v[2] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                              n, 0, NULL);
+    v[2] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                              ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
     d[0] = v[1];
     d[1] = v[2];
-    v[3] = ch4coll_sched_reduce(s, ch4coll_ref(t, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 2, d);
-    v[4] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), n, left, 1, 1, &v[3]);
-    v[5] = ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, right, 1, 1, &v[3]);
+    v[3] = ch4coll_sched_reduce(s, ch4coll_ref(t, 0),
+                                ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 2, d);
+    v[4] = ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), n, left, 1,
+                              1, &v[3]);
+    v[5] = ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n,
+                              right, 1, 1, &v[3]);
     v[6] = ch4coll_sched_fence(s);
     v[7] = ch4coll_sched_reduce(s, ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                                ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 1, &v[6]);
+                                ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 1,
+                                &v[6]);
     d[0] = v[7];
     d[1] = -1;
     v[8] = ch4coll_sched_sink(s, 2, d);
@@ -197,15 +205,17 @@ START_TEST(test_sched_ring_dag)
     for (r = 0; r < p; r++)
         build_ring(&w.s[r], r, p, n);
     world_commit(&w);
-    for (run = 0; run < 2; run++) {     /* a committed schedule re-runs */
+    for (run = 0; run < 2; run++) { /* a committed schedule re-runs */
         world_fill(&w);
-        ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "p=%d run %d: %s", p, run, w.err);
+        ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "p=%d run %d: %s", p, run,
+                      w.err);
         for (r = 0; r < p; r++) {
             int left = (r - 1 + p) % p, right = (r + 1) % p;
             for (i = 0; i < (int) n; i++) {
                 int first = sval(left, i) + sval(r, i);
                 ck_assert_int_eq(w.rbuf[r][i], first);
-                ck_assert_int_eq(w.rbuf[r][n + i], first + sval(r, i) + sval(right, i));
+                ck_assert_int_eq(w.rbuf[r][n + i],
+                                 first + sval(r, i) + sval(right, i));
             }
             for (i = 2 * (int) n; i < BUFN; i++)
                 ck_assert_int_eq(w.rbuf[r][i], SENTINEL);
@@ -221,7 +231,8 @@ END_TEST
 #define MAXV 256
 #define MAXD 5
 
-static void check_csr(const ch4coll_sched_t *s, int nv, int nd[], int deps[][MAXD])
+static void check_csr(const ch4coll_sched_t *s, int nv, int nd[],
+                      int deps[][MAXD])
 {
     static int want[MAXV][MAXV];
     int v, j, nroots = 0, nin;
@@ -238,7 +249,7 @@ static void check_csr(const ch4coll_sched_t *s, int nv, int nd[], int deps[][MAX
         ck_assert_int_eq(s->indeg[v], nin);
         if (nin == 0) {
             ck_assert_int_lt(nroots, s->nroots);
-            ck_assert_int_eq(s->roots[nroots], v);  /* in vertex order */
+            ck_assert_int_eq(s->roots[nroots], v); /* in vertex order */
             nroots++;
         }
     }
@@ -247,7 +258,8 @@ static void check_csr(const ch4coll_sched_t *s, int nv, int nd[], int deps[][MAX
         int cnt = 0;
         for (j = 0; j < nv; j++)
             cnt += want[v][j];
-        ck_assert_msg(s->vtx[v].n_out == cnt, "vertex %d: %d successors, expected %d", v,
+        ck_assert_msg(s->vtx[v].n_out == cnt,
+                      "vertex %d: %d successors, expected %d", v,
                       s->vtx[v].n_out, cnt);
         for (j = 0; j < s->vtx[v].n_out; j++) {
             int w = s->succ[s->vtx[v].out_first + j];
@@ -268,8 +280,8 @@ static void build_deps(ch4coll_sched_t *s, int nv, int nd[], int deps[][MAXD])
 
 START_TEST(test_sched_csr_fixed)
 {
-    int nd[6] = { 0, 1, 1, 2, 0, 3 };
-    int deps[6][MAXD] = { { 0 }, { 0 }, { 0 }, { 1, 2 }, { 0 }, { 3, -1, 4 } };
+    int nd[6] = {0, 1, 1, 2, 0, 3};
+    int deps[6][MAXD] = {{0}, {0}, {0}, {1, 2}, {0}, {3, -1, 4}};
     world_t w;
 
     world_init(&w, 1);
@@ -277,7 +289,7 @@ START_TEST(test_sched_csr_fixed)
     world_commit(&w);
     ck_assert_int_eq(w.s[0].ncomm, 0);
     check_csr(&w.s[0], 6, nd, deps);
-    ck_assert_int_eq(w.s[0].vtx[5].n_in, 2);    /* the -1 was dropped */
+    ck_assert_int_eq(w.s[0].vtx[5].n_in, 2); /* the -1 was dropped */
     ck_assert_int_eq(world_run(&w, 0), CH4COLL_OK);
     ck_assert_int_eq(w.s[0].ndone, 6);
     world_destroy(&w);
@@ -296,7 +308,8 @@ START_TEST(test_sched_csr_random)
         for (j = 0; j < nd[v]; j++) {
             x = x * 1103515245u + 12345u;
             /* -1 about one time in eight, repeats allowed */
-            deps[v][j] = (x >> 16) % 8 == 0 ? -1 : (int) ((x >> 8) % (uint32_t) v);
+            deps[v][j] =
+                (x >> 16) % 8 == 0 ? -1 : (int) ((x >> 8) % (uint32_t) v);
         }
         x = x * 1103515245u + 12345u;
     }
@@ -313,21 +326,24 @@ END_TEST
 /* A dependency on itself, a later or nonexistent vertex: sticky ERR_ARG. */
 START_TEST(test_sched_bad_dep)
 {
-    int bad[3] = { 1, 2, 100 };      /* _i selects: itself, later, far away */
+    int bad[3] = {1, 2, 100}; /* _i selects: itself, later, far away */
     int d[2], rc;
     ch4coll_sched_t s;
 
-    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2), CH4COLL_OK);
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2),
+                     CH4COLL_OK);
     ck_assert_int_eq(ch4coll_sched_sink(&s, 0, NULL), 0);
     d[0] = 0;
     d[1] = bad[_i];
     ck_assert_int_eq(ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                        ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 2, d),
+                                        ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 2,
+                                        d),
                      -1);
     ck_assert_int_eq(s.status, CH4COLL_ERR_ARG);
     /* later verbs do nothing */
     ck_assert_int_eq(ch4coll_sched_sink(&s, 0, NULL), -1);
-    ck_assert_int_eq(ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 0, 0, NULL),
+    ck_assert_int_eq(ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1,
+                                        1, 0, 0, NULL),
                      -1);
     ck_assert_int_eq(ch4coll_sched_fence(&s), -1);
     ck_assert_int_eq(ch4coll_sched_scratch(&s, 4), -1);
@@ -335,8 +351,9 @@ START_TEST(test_sched_bad_dep)
     rc = ch4coll_sched_commit(&s);
     ck_assert_int_eq(rc, CH4COLL_ERR_ARG);
     ck_assert_int_eq(s.committed, 0);
-    ck_assert_int_ne(ch4coll_sched_start(&s, NULL, NULL, 0, &ch4coll_transport_loop, NULL),
-                     CH4COLL_OK);
+    ck_assert_int_ne(
+        ch4coll_sched_start(&s, NULL, NULL, 0, &ch4coll_transport_loop, NULL),
+        CH4COLL_OK);
     ch4coll_sched_destroy(&s);
 }
 END_TEST
@@ -347,13 +364,16 @@ static int commit_with_tag(int ntags, int tag)
     ch4coll_sched_t s;
     int v, rc;
 
-    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2), CH4COLL_OK);
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2),
+                     CH4COLL_OK);
     if (ntags > 0)
         ch4coll_sched_set_ntags(&s, ntags);
-    v = ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 0, 0, NULL);
+    v = ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 0, 0,
+                           NULL);
     ck_assert_int_eq(v, 0);
-    v = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, tag, 0, NULL);
-    ck_assert_int_eq(v, 1);     /* the verb itself accepts it */
+    v = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, tag, 0,
+                           NULL);
+    ck_assert_int_eq(v, 1); /* the verb itself accepts it */
     rc = ch4coll_sched_commit(&s);
     ch4coll_sched_destroy(&s);
     return rc;
@@ -361,7 +381,7 @@ static int commit_with_tag(int ntags, int tag)
 
 START_TEST(test_sched_bad_tag)
 {
-    ck_assert_int_eq(commit_with_tag(0, 0), CH4COLL_OK);        /* default ntags = 1 */
+    ck_assert_int_eq(commit_with_tag(0, 0), CH4COLL_OK); /* default ntags = 1 */
     ck_assert_int_eq(commit_with_tag(0, 1), CH4COLL_ERR_ARG);
     ck_assert_int_eq(commit_with_tag(3, 2), CH4COLL_OK);
     ck_assert_int_eq(commit_with_tag(3, 3), CH4COLL_ERR_ARG);
@@ -404,29 +424,34 @@ START_TEST(test_sched_fence)
 
     world_init(&w, 2);
     a = ch4coll_sched_scratch(s0, n);
-    ck_assert_int_eq(ch4coll_sched_recv(s0, ch4coll_ref(a, 0), n, 1, 0, 0, NULL), 0);
+    ck_assert_int_eq(
+        ch4coll_sched_recv(s0, ch4coll_ref(a, 0), n, 1, 0, 0, NULL), 0);
     ck_assert_int_eq(ch4coll_sched_sink(s0, 0, NULL), 1);
     f[0] = ch4coll_sched_fence(s0);
-    ck_assert_int_eq(ch4coll_sched_copy(s0, ch4coll_ref(a, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n,
-                                        1, &f[0]),
+    ck_assert_int_eq(ch4coll_sched_copy(s0, ch4coll_ref(a, 0),
+                                        ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1,
+                                        &f[0]),
                      3);
     f[1] = ch4coll_sched_fence(s0);
     ck_assert_int_eq(ch4coll_sched_copy(s0, ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                                        ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 1, &f[1]),
+                                        ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)),
+                                        n, 1, &f[1]),
                      5);
     ck_assert_int_eq(f[0], 2);
     ck_assert_int_eq(f[1], 4);
-    ck_assert_int_eq(ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0, 0, 0,
-                                        NULL),
+    ck_assert_int_eq(ch4coll_sched_send(&w.s[1],
+                                        ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0,
+                                        0, 0, NULL),
                      0);
     world_commit(&w);
     /* every vertex before a fence reaches it */
     for (i = 0; i < 2; i++)
         for (u = 0; u < f[i]; u++)
-            ck_assert_msg(reaches(s0, u, f[i]), "vertex %d does not reach fence %d", u, f[i]);
+            ck_assert_msg(reaches(s0, u, f[i]),
+                          "vertex %d does not reach fence %d", u, f[i]);
     ck_assert_int_eq(s0->vtx[3].n_in, 1);
     ck_assert_int_eq(s0->vtx[5].n_in, 1);
-    ck_assert_int_eq(s0->nroots, 2);            /* recv and sink */
+    ck_assert_int_eq(s0->nroots, 2); /* recv and sink */
     ck_assert_int_eq(s0->roots[0], 0);
     ck_assert_int_eq(s0->roots[1], 1);
     ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "%s", w.err);
@@ -457,13 +482,17 @@ START_TEST(test_sched_chain)
     t3 = ch4coll_sched_scratch(s, n);
     v = ch4coll_sched_recv(s, ch4coll_ref(t1, 0), n, 1, 0, 0, NULL);
     v = ch4coll_sched_copy(s, ch4coll_ref(t1, 0), ch4coll_ref(t2, 0), n, 1, &v);
-    v = ch4coll_sched_reduce(s, ch4coll_ref(t1, 0), ch4coll_ref(t2, 0), n, 1, &v);
+    v = ch4coll_sched_reduce(s, ch4coll_ref(t1, 0), ch4coll_ref(t2, 0), n, 1,
+                             &v);
     v = ch4coll_sched_copy(s, ch4coll_ref(t2, 0), ch4coll_ref(t3, 0), n, 1, &v);
-    v = ch4coll_sched_reduce(s, ch4coll_ref(t2, 0), ch4coll_ref(t3, 0), n, 1, &v);
-    v = ch4coll_sched_copy(s, ch4coll_ref(t3, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1, &v);
-    ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)),
-                       n, 0, NULL);
-    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0, 0, 0, NULL);
+    v = ch4coll_sched_reduce(s, ch4coll_ref(t2, 0), ch4coll_ref(t3, 0), n, 1,
+                             &v);
+    v = ch4coll_sched_copy(s, ch4coll_ref(t3, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1, &v);
+    ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                       ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), n, 0, NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 0, 0, 0,
+                       NULL);
     world_commit(&w);
     ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "%s", w.err);
     for (i = 0; i < (int) n; i++) {
@@ -494,47 +523,51 @@ static void rec_log(rec_ctx_t *c, int tag)
     c->n++;
 }
 
-static int rec_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt, int peer, int tag,
-                     void *req)
+static int rec_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag, void *req)
 {
     rec_ctx_t *c = ctx;
 
     rec_log(c, tag);
-    return ch4coll_transport_loop.isend(c->inner, buf, count, dt, peer, tag, req);
+    return ch4coll_transport_loop.isend(c->inner, buf, count, dt, peer, tag,
+                                        req);
 }
 
-static int rec_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer, int tag,
-                     void *req)
+static int rec_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag, void *req)
 {
     rec_ctx_t *c = ctx;
 
     rec_log(c, tag);
-    return ch4coll_transport_loop.irecv(c->inner, buf, count, dt, peer, tag, req);
+    return ch4coll_transport_loop.irecv(c->inner, buf, count, dt, peer, tag,
+                                        req);
 }
 
 static int rec_testsome(void *ctx, int n, void *reqs, int *ndone, int *done)
 {
-    return ch4coll_transport_loop.testsome(((rec_ctx_t *) ctx)->inner, n, reqs, ndone, done);
+    return ch4coll_transport_loop.testsome(((rec_ctx_t *) ctx)->inner, n, reqs,
+                                           ndone, done);
 }
 
-static int rec_reduce(void *ctx, const void *in, void *inout, size_t count, MPI_Datatype dt,
-                      MPI_Op op)
+static int rec_reduce(void *ctx, const void *in, void *inout, size_t count,
+                      MPI_Datatype dt, MPI_Op op)
 {
-    return ch4coll_transport_loop.reduce(((rec_ctx_t *) ctx)->inner, in, inout, count, dt, op);
+    return ch4coll_transport_loop.reduce(((rec_ctx_t *) ctx)->inner, in, inout,
+                                         count, dt, op);
 }
 
 static const ch4coll_transport_t rec_transport = {
-    "rec", sizeof(int32_t), rec_isend, rec_irecv, rec_testsome, rec_reduce
-};
+    "rec", sizeof(int32_t), rec_isend, rec_irecv, rec_testsome, rec_reduce};
 
 /*
  * Rank 0: v0 recv t0 | v1 send t1 after v0 | v2 recv t2 after v1 | v3 send
  * t3 (root).  Roots go out in vertex order, then each vertex only after its
- * dependency completed: the log must read 0 3 1 2.  Rank 1 (all roots): 0 1 2 3.
+ * dependency completed: the log must read 0 3 1 2.  Rank 1 (all roots): 0 1
+ * 2 3.
  */
 START_TEST(test_sched_issue_order)
 {
-    static const int want[2][4] = { { 0, 3, 1, 2 }, { 0, 1, 2, 3 } };
+    static const int want[2][4] = {{0, 3, 1, 2}, {0, 1, 2, 3}};
     rec_ctx_t ctx[2];
     ch4coll_loop_t *loop;
     world_t w;
@@ -544,30 +577,41 @@ START_TEST(test_sched_issue_order)
     world_init(&w, 2);
     for (r = 0; r < 2; r++)
         ch4coll_sched_set_ntags(&w.s[r], 4);
-    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 0, 0, NULL);
-    v = ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 1, 1, &v);
-    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1, 1, 2, 1, &v);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 1, 3, 0, NULL);
-    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 0, 0, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 0, 1, 0, NULL);
-    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 0, 2, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1, 0, 3, 0, NULL);
+    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 0,
+                           0, NULL);
+    v = ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 1,
+                           1, &v);
+    v = ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1,
+                           1, 2, 1, &v);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 1, 3,
+                       0, NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 0, 0, 0,
+                       NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 0, 1, 0,
+                       NULL);
+    ch4coll_sched_send(&w.s[1], ch4coll_ref(CH4COLL_BUF_SEND, ioff(1)), 1, 0, 2,
+                       0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(1)), 1, 0, 3,
+                       0, NULL);
     world_commit(&w);
     loop = ch4coll_loop_create(2, 0);
     for (r = 0; r < 2; r++) {
         memset(&ctx[r], 0, sizeof ctx[r]);
         ctx[r].inner = ch4coll_loop_ctx(loop, r);
-        ck_assert_int_eq(ch4coll_sched_start(&w.s[r], w.sbuf[r], w.rbuf[r], 0, &rec_transport,
-                                             &ctx[r]),
+        ck_assert_int_eq(ch4coll_sched_start(&w.s[r], w.sbuf[r], w.rbuf[r], 0,
+                                             &rec_transport, &ctx[r]),
                          CH4COLL_OK);
     }
-    ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) == CH4COLL_OK, "%s", w.err);
+    ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) ==
+                      CH4COLL_OK,
+                  "%s", w.err);
     ch4coll_loop_destroy(loop);
     for (r = 0; r < 2; r++) {
         ck_assert_int_eq(ctx[r].n, 4);
         for (i = 0; i < 4; i++)
-            ck_assert_msg(ctx[r].tags[i] == want[r][i], "rank %d: issue %d has tag %d, want %d",
-                          r, i, ctx[r].tags[i], want[r][i]);
+            ck_assert_msg(ctx[r].tags[i] == want[r][i],
+                          "rank %d: issue %d has tag %d, want %d", r, i,
+                          ctx[r].tags[i], want[r][i]);
         ck_assert_int_eq(w.rbuf[r][0], sval(1 - r, 0));
         ck_assert_int_eq(w.rbuf[r][1], sval(1 - r, 1));
     }
@@ -595,10 +639,14 @@ START_TEST(test_sched_scratch_at_commit)
     ck_assert_ptr_null(s->scratch);
     ck_assert_ptr_null(s->bufs[b1]);
     ck_assert_ptr_null(s->bufs[b2]);
-    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), ch4coll_ref(b1, 0), 3, 0, NULL);
-    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, ioff(3)), ch4coll_ref(b2, 0), 5, 1, &i);
-    i = ch4coll_sched_copy(s, ch4coll_ref(b2, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0), 5, 1, &i);
-    ch4coll_sched_copy(s, ch4coll_ref(b1, 0), ch4coll_ref(CH4COLL_BUF_RECV, ioff(5)), 3, 1, &i);
+    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(b1, 0), 3, 0, NULL);
+    i = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, ioff(3)),
+                           ch4coll_ref(b2, 0), 5, 1, &i);
+    i = ch4coll_sched_copy(s, ch4coll_ref(b2, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), 5, 1, &i);
+    ch4coll_sched_copy(s, ch4coll_ref(b1, 0),
+                       ch4coll_ref(CH4COLL_BUF_RECV, ioff(5)), 3, 1, &i);
     before = ch4coll_alloc_calls();
     world_commit(&w);
     ck_assert_uint_gt(ch4coll_alloc_calls(), before);
@@ -628,12 +676,14 @@ START_TEST(test_loop_deadlock_recv)
     world_t w;
 
     world_init(&w, 2);
-    ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 1, 0, 0, NULL);
+    ch4coll_sched_recv(&w.s[0], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 1, 0, 0,
+                       NULL);
     ch4coll_sched_sink(&w.s[1], 0, NULL);
     world_commit(&w);
     ck_assert_int_eq(world_run(&w, 0), CH4COLL_ERR_DEADLOCK);
     ck_assert_msg(strstr(w.err, "deadlock") != NULL, "%s", w.err);
-    ck_assert_msg(strstr(w.err, "rank 0 waits in recv from 1") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "rank 0 waits in recv from 1") != NULL, "%s",
+                  w.err);
     ck_assert_msg(strstr(w.err, "rank 1") == NULL, "%s", w.err);
     world_destroy(&w);
 }
@@ -644,7 +694,8 @@ START_TEST(test_loop_leftover)
     world_t w;
 
     world_init(&w, 2);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 2, 1, 0, 0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 2, 1, 0, 0,
+                       NULL);
     ch4coll_sched_sink(&w.s[1], 0, NULL);
     world_commit(&w);
     ck_assert_int_eq(world_run(&w, 1), CH4COLL_ERR_PROTOCOL);
@@ -660,13 +711,15 @@ START_TEST(test_loop_size_mismatch)
     int eager = _i;
 
     world_init(&w, 2);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3, 1, 0, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 0, 0, 0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3, 1, 0, 0,
+                       NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 0, 0, 0,
+                       NULL);
     world_commit(&w);
     ck_assert_int_eq(world_run(&w, eager), CH4COLL_ERR_PROTOCOL);
     ck_assert_msg(strstr(w.err, "size mismatch") != NULL, "%s", w.err);
     ck_assert_msg(strstr(w.err, "12 bytes") != NULL, "%s", w.err);
-    ck_assert_int_eq(w.rbuf[1][0], SENTINEL);   /* nothing delivered */
+    ck_assert_int_eq(w.rbuf[1][0], SENTINEL); /* nothing delivered */
     world_destroy(&w);
 }
 END_TEST
@@ -684,12 +737,18 @@ START_TEST(test_loop_fifo)
     world_init(&w, 2);
     for (r = 0; r < 2; r++)
         ch4coll_sched_set_ntags(&w.s[r], 2);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(4)), n, 1, 1, 0, NULL);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 1, 0, 0, NULL);
-    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(2)), n, 1, 0, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, 0, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(2)), n, 0, 0, 0, NULL);
-    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(4)), n, 0, 1, 0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(4)), n, 1, 1,
+                       0, NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, 0), n, 1, 0, 0,
+                       NULL);
+    ch4coll_sched_send(&w.s[0], ch4coll_ref(CH4COLL_BUF_SEND, ioff(2)), n, 1, 0,
+                       0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, 0, 0,
+                       NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(2)), n, 0, 0,
+                       0, NULL);
+    ch4coll_sched_recv(&w.s[1], ch4coll_ref(CH4COLL_BUF_RECV, ioff(4)), n, 0, 1,
+                       0, NULL);
     world_commit(&w);
     ck_assert_msg(world_run(&w, eager) == CH4COLL_OK, "%s", w.err);
     for (i = 0; i < 6; i++)
@@ -705,8 +764,10 @@ static void build_send_then_recv(world_t *w)
     int r, v;
 
     for (r = 0; r < 2; r++) {
-        v = ch4coll_sched_send(&w->s[r], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3, 1 - r, 0, 0, NULL);
-        ch4coll_sched_recv(&w->s[r], ch4coll_ref(CH4COLL_BUF_RECV, 0), 3, 1 - r, 0, 1, &v);
+        v = ch4coll_sched_send(&w->s[r], ch4coll_ref(CH4COLL_BUF_SEND, 0), 3,
+                               1 - r, 0, 0, NULL);
+        ch4coll_sched_recv(&w->s[r], ch4coll_ref(CH4COLL_BUF_RECV, 0), 3, 1 - r,
+                           0, 1, &v);
     }
 }
 
@@ -718,8 +779,10 @@ START_TEST(test_loop_rendezvous_deadlock)
     build_send_then_recv(&w);
     world_commit(&w);
     ck_assert_int_eq(world_run(&w, 0), CH4COLL_ERR_DEADLOCK);
-    ck_assert_msg(strstr(w.err, "rank 0 waits in send to 1") != NULL, "%s", w.err);
-    ck_assert_msg(strstr(w.err, "rank 1 waits in send to 0") != NULL, "%s", w.err);
+    ck_assert_msg(strstr(w.err, "rank 0 waits in send to 1") != NULL, "%s",
+                  w.err);
+    ck_assert_msg(strstr(w.err, "rank 1 waits in send to 0") != NULL, "%s",
+                  w.err);
     world_destroy(&w);
 }
 END_TEST
@@ -744,7 +807,7 @@ END_TEST
 
 /* ===================================== 3. no allocation on a re-run */
 
-static const int rerun_p[] = { 1, 2, 3, 4, 5, 7, 8 };
+static const int rerun_p[] = {1, 2, 3, 4, 5, 7, 8};
 
 static void rd_args(ch4coll_args_t *a, int r, int p, size_t n, int inplace)
 {
@@ -777,7 +840,8 @@ static void rd_check(const world_t *w, size_t n)
 START_TEST(test_rerun_no_alloc)
 {
     int p = rerun_p[_i / 2], inplace = _i % 2, r, run;
-    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling");
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling");
     int64_t params[CH4COLL_MAX_PARAMS];
     size_t n = 7;
     uint64_t before;
@@ -791,10 +855,12 @@ START_TEST(test_rerun_no_alloc)
     for (r = 0; r < p; r++) {
         ch4coll_args_t a;
         rd_args(&a, r, p, n, inplace);
-        ck_assert_int_eq(ch4coll_allreduce_recursive_doubling(&w.s[r], &a, params), CH4COLL_OK);
+        ck_assert_int_eq(
+            ch4coll_allreduce_recursive_doubling(&w.s[r], &a, params),
+            CH4COLL_OK);
     }
     world_commit(&w);
-    ck_assert_uint_gt(ch4coll_alloc_calls(), before);   /* the counter is live */
+    ck_assert_uint_gt(ch4coll_alloc_calls(), before); /* the counter is live */
     loop = ch4coll_loop_create(p, 0);
     for (run = 0; run < 2; run++) {
         world_fill(&w);
@@ -803,13 +869,16 @@ START_TEST(test_rerun_no_alloc)
                 memcpy(w.rbuf[r], w.sbuf[r], n * sizeof(int));
         before = ch4coll_alloc_calls();
         for (r = 0; r < p; r++)
-            ck_assert_int_eq(ch4coll_sched_start(&w.s[r], inplace ? NULL : w.sbuf[r], w.rbuf[r],
-                                                 0, &ch4coll_transport_loop,
-                                                 ch4coll_loop_ctx(loop, r)),
-                             CH4COLL_OK);
-        ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) == CH4COLL_OK,
+            ck_assert_int_eq(
+                ch4coll_sched_start(&w.s[r], inplace ? NULL : w.sbuf[r],
+                                    w.rbuf[r], 0, &ch4coll_transport_loop,
+                                    ch4coll_loop_ctx(loop, r)),
+                CH4COLL_OK);
+        ck_assert_msg(ch4coll_loop_run(loop, w.sp, w.err, sizeof w.err) ==
+                          CH4COLL_OK,
                       "p=%d run %d: %s", p, run, w.err);
-        ck_assert_msg(ch4coll_alloc_calls() == before, "p=%d run %d: %llu allocations", p, run,
+        ck_assert_msg(ch4coll_alloc_calls() == before,
+                      "p=%d run %d: %llu allocations", p, run,
                       (unsigned long long) (ch4coll_alloc_calls() - before));
         rd_check(&w, n);
     }
@@ -858,10 +927,10 @@ START_TEST(test_cache_lookup)
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k1));
     e = ch4coll_cache_insert(&c, &k1);
     ck_assert_ptr_nonnull(e);
-    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k4), e);     /* equal copy */
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k4), e); /* equal copy */
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k2));
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3));
-    k4.root = 1;                /* every field is part of the key */
+    k4.root = 1; /* every field is part of the key */
     expect_miss(&c, k4);
     k4 = k1;
     k4.inplace = 1;
@@ -885,7 +954,7 @@ END_TEST
 
 START_TEST(test_cache_varrays)
 {
-    int v1[4] = { 1, 2, 3, 4 }, v2[4] = { 1, 2, 3, 5 }, v3[4] = { 1, 2, 3, 4 };
+    int v1[4] = {1, 2, 3, 4}, v2[4] = {1, 2, 3, 5}, v3[4] = {1, 2, 3, 4};
     ch4coll_cache_t c;
     ch4coll_key_t k1 = make_key(CH4COLL_ALLGATHERV, 0, v1, 4);
     ch4coll_key_t k2 = make_key(CH4COLL_ALLGATHERV, 0, v2, 4);
@@ -897,14 +966,15 @@ START_TEST(test_cache_varrays)
     ch4coll_cache_init(&c, 8);
     e = ch4coll_cache_insert(&c, &k1);
     ck_assert_ptr_nonnull(e);
-    ck_assert_ptr_ne(e->key.v[0], v1);  /* the entry owns a copy */
-    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k2));  /* same length, other value */
-    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3));  /* prefix */
-    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k4));  /* no array */
-    k5.v[0] = NULL;                     /* same values in another slot */
+    ck_assert_ptr_ne(e->key.v[0], v1); /* the entry owns a copy */
+    ck_assert_ptr_null(
+        ch4coll_cache_lookup(&c, &k2)); /* same length, other value */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3)); /* prefix */
+    ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k4)); /* no array */
+    k5.v[0] = NULL; /* same values in another slot */
     k5.v[1] = v3;
     expect_miss(&c, k5);
-    v1[3] = 99;                         /* the caller's array may change */
+    v1[3] = 99; /* the caller's array may change */
     k5 = make_key(CH4COLL_ALLGATHERV, 0, v3, 4);
     ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k5), e);
     k1 = make_key(CH4COLL_ALLGATHERV, 0, v1, 4);
@@ -927,14 +997,14 @@ START_TEST(test_cache_lru)
     ch4coll_cache_init(&c, 2);
     a = ch4coll_cache_insert(&c, &ka);
     ck_assert_ptr_nonnull(ch4coll_cache_insert(&c, &kb));
-    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a);    /* a is now newest */
-    cc = ch4coll_cache_insert(&c, &kc);                     /* evicts b */
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a); /* a is now newest */
+    cc = ch4coll_cache_insert(&c, &kc);                 /* evicts b */
     ck_assert_uint_eq(c.evictions, 1);
     ck_assert_int_eq(c.n, 2);
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &kb));
-    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a);    /* order: a, c */
-    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kc), cc);   /* order: c, a */
-    d = ch4coll_cache_insert(&c, &kd);                      /* evicts a */
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &ka), a);  /* order: a, c */
+    ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kc), cc); /* order: c, a */
+    d = ch4coll_cache_insert(&c, &kd);                   /* evicts a */
     ck_assert_uint_eq(c.evictions, 2);
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &ka));
     ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &kc), cc);
@@ -960,7 +1030,7 @@ START_TEST(test_cache_forget)
     km.op = MPI_MAX;
     km.rtype = km.stype = MPI_DOUBLE;
     ch4coll_key_hash(&km);
-    ks.coll = CH4COLL_ALLGATHER;        /* MPI_INT on the send side only */
+    ks.coll = CH4COLL_ALLGATHER; /* MPI_INT on the send side only */
     ks.rtype = MPI_BYTE;
     ch4coll_key_hash(&ks);
     ch4coll_cache_init(&c, 8);
@@ -995,17 +1065,20 @@ START_TEST(test_parse_int64)
     ck_assert_int_eq(v, -3);
     ck_assert_int_eq(ch4coll_parse_int64("100", 0, 100, &v), CH4COLL_OK);
     ck_assert_int_eq(v, 100);
-    ck_assert_int_eq(ch4coll_parse_int64("9223372036854775807", INT64_MIN, INT64_MAX, &v),
-                     CH4COLL_OK);
+    ck_assert_int_eq(
+        ch4coll_parse_int64("9223372036854775807", INT64_MIN, INT64_MAX, &v),
+        CH4COLL_OK);
     ck_assert(v == INT64_MAX);
     ck_assert_int_eq(ch4coll_parse_int64("12x", 0, 100, &v), CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64("5 ", 0, 100, &v), CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64("", 0, 100, &v), CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64(NULL, 0, 100, &v), CH4COLL_ERR_ARG);
-    ck_assert_int_eq(ch4coll_parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v),
-                     CH4COLL_ERR_ARG);
-    ck_assert_int_eq(ch4coll_parse_int64("-99999999999999999999", INT64_MIN, INT64_MAX, &v),
-                     CH4COLL_ERR_ARG);
+    ck_assert_int_eq(
+        ch4coll_parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v),
+        CH4COLL_ERR_ARG);
+    ck_assert_int_eq(
+        ch4coll_parse_int64("-99999999999999999999", INT64_MIN, INT64_MAX, &v),
+        CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64("101", 0, 100, &v), CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64("-11", -10, 10, &v), CH4COLL_ERR_ARG);
     ck_assert_int_eq(ch4coll_parse_int64("0", 1, 10, &v), CH4COLL_ERR_ARG);
@@ -1028,34 +1101,41 @@ START_TEST(test_parse_algorithm)
     char err[512];
 
     memset(&f, 0xff, sizeof f);
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "auto", &f, err, sizeof err),
-                     CH4COLL_OK);
+    ck_assert_int_eq(
+        ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "auto", &f, err, sizeof err),
+        CH4COLL_OK);
     ck_assert_ptr_null(f.algo);
 
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "recursive_doubling", &f, err,
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE,
+                                             "recursive_doubling", &f, err,
                                              sizeof err),
                      CH4COLL_OK);
-    ck_assert_ptr_eq(f.algo, ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling"));
+    ck_assert_ptr_eq(
+        f.algo, ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling"));
     ck_assert_ptr_eq(f.algo->build, ch4coll_allreduce_recursive_doubling);
 
     err[0] = '\0';
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "nosuch", &f, err, sizeof err),
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "nosuch", &f,
+                                             err, sizeof err),
                      CH4COLL_ERR_ARG);
     ck_assert_msg(strstr(err, "nosuch") != NULL, "%s", err);
     ck_assert_msg(strstr(err, "recursive_doubling") != NULL, "%s", err);
     ck_assert_msg(strstr(err, "native") != NULL, "%s", err);
 
     err[0] = '\0';
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "recursive_doubling:foo=1", &f,
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE,
+                                             "recursive_doubling:foo=1", &f,
                                              err, sizeof err),
                      CH4COLL_ERR_ARG);
     ck_assert_msg(strstr(err, "foo") != NULL, "%s", err);
 
     /* an algorithm of another collective is not valid here */
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "ring", &f, err, sizeof err),
-                     CH4COLL_ERR_ARG);
+    ck_assert_int_eq(
+        ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "ring", &f, err, sizeof err),
+        CH4COLL_ERR_ARG);
 
-    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "native", &f, err, sizeof err),
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "native", &f,
+                                             err, sizeof err),
                      CH4COLL_OK);
     ck_assert_ptr_nonnull(f.algo);
     ck_assert(ch4coll_algo_is_native(f.algo));
@@ -1064,18 +1144,20 @@ START_TEST(test_parse_algorithm)
 END_TEST
 
 #define YIELD_VAR "MPIR_CVAR_CH4COLL_YIELD"
-#define AR_VAR "MPIR_CVAR_CH4COLL_ALLREDUCE_ALGORITHM"
+#define AR_VAR    "MPIR_CVAR_CH4COLL_ALLREDUCE_ALGORITHM"
 
 START_TEST(test_config_load)
 {
     ch4coll_config_t saved = ch4coll_config;
     int saved_level = ch4coll_log_level;
-    const ch4coll_algo_t *native = ch4coll_algo_find(CH4COLL_ALLREDUCE, "native");
+    const ch4coll_algo_t *native =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "native");
 
     ck_assert_ptr_null(getenv(YIELD_VAR));
     ck_assert_ptr_null(getenv(AR_VAR));
     ch4coll_config.yield = CH4COLL_YIELD_AUTO;
-    memset(&ch4coll_config.forced[CH4COLL_ALLREDUCE], 0, sizeof(ch4coll_forced_t));
+    memset(&ch4coll_config.forced[CH4COLL_ALLREDUCE], 0,
+           sizeof(ch4coll_forced_t));
 
     setenv(YIELD_VAR, "maybe", 1);
     ck_assert_int_gt(ch4coll_config_load(), 0);
@@ -1088,7 +1170,7 @@ START_TEST(test_config_load)
     ck_assert_ptr_nonnull(native);
     ck_assert_ptr_eq(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo, native);
 
-    setenv(AR_VAR, "nosuch", 1);  /* a bad value counts and falls back to auto */
+    setenv(AR_VAR, "nosuch", 1); /* a bad value counts and falls back to auto */
     ck_assert_int_eq(ch4coll_config_load(), 1);
     ck_assert_ptr_null(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo);
     unsetenv(AR_VAR);
@@ -1132,15 +1214,17 @@ START_TEST(test_topo_binomial)
         ck_assert_int_eq(nparent[0], 0);
         ck_assert_int_eq(ch4coll_binomial_parent(0), -1);
         for (vr = 1; vr < p; vr++)
-            ck_assert_msg(nparent[vr] == 1, "p=%d vr=%d has %d parents", p, vr, nparent[vr]);
+            ck_assert_msg(nparent[vr] == 1, "p=%d vr=%d has %d parents", p, vr,
+                          nparent[vr]);
         for (vr = 0; vr < p; vr++) {
             int span = ch4coll_binomial_span(vr, p), size, i;
             memset(mark, 0, sizeof mark);
             size = walk_subtree(vr, p, mark);
-            ck_assert_msg(size == span, "p=%d vr=%d: subtree %d, span %d", p, vr, size, span);
+            ck_assert_msg(size == span, "p=%d vr=%d: subtree %d, span %d", p,
+                          vr, size, span);
             for (i = 0; i < p; i++)
-                ck_assert_msg(mark[i] == (i >= vr && i < vr + span), "p=%d vr=%d: rank %d", p,
-                              vr, i);
+                ck_assert_msg(mark[i] == (i >= vr && i < vr + span),
+                              "p=%d vr=%d: rank %d", p, vr, i);
         }
         for (m = 1; m < ch4coll_binomial_mask_limit(0, p); m *= 2)
             if (m < p)
@@ -1178,7 +1262,8 @@ START_TEST(test_topo_rd)
         ck_assert_int_ge(ch4coll_pow2_ceil(p), p);
         ck_assert_int_lt(ch4coll_pow2_ceil(p), 2 * p);
         for (x = 0; x < p; x++)
-            ck_assert_int_eq(ch4coll_abs(ch4coll_rel(x, p / 2, p), p / 2, p), x);
+            ck_assert_int_eq(ch4coll_abs(ch4coll_rel(x, p / 2, p), p / 2, p),
+                             x);
     }
 }
 END_TEST

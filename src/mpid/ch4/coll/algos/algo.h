@@ -49,21 +49,21 @@ typedef enum {
 /* "bcast", "reduce_scatter_block", ... and the CVAR spelling "BCAST". */
 const char *ch4coll_coll_name(int coll);
 const char *ch4coll_coll_cvar(int coll);
-int ch4coll_coll_from_name(const char *name);   /* -1 if unknown */
+int ch4coll_coll_from_name(const char *name); /* -1 if unknown */
 static inline int ch4coll_coll_is_reduction(int coll)
 {
-    return coll == CH4COLL_REDUCE || coll == CH4COLL_ALLREDUCE
-        || coll == CH4COLL_REDUCE_SCATTER
-        || coll == CH4COLL_REDUCE_SCATTER_BLOCK || coll == CH4COLL_SCAN
-        || coll == CH4COLL_EXSCAN;
+    return coll == CH4COLL_REDUCE || coll == CH4COLL_ALLREDUCE ||
+           coll == CH4COLL_REDUCE_SCATTER ||
+           coll == CH4COLL_REDUCE_SCATTER_BLOCK || coll == CH4COLL_SCAN ||
+           coll == CH4COLL_EXSCAN;
 }
 
 /* The shape of one call on one rank. */
 typedef struct ch4coll_args {
-    int coll;                   /* ch4coll_coll_t */
+    int coll; /* ch4coll_coll_t */
     int rank, size;
-    int root;                   /* rooted collectives, else 0 */
-    int inplace;                /* MPI_IN_PLACE on this rank */
+    int root;    /* rooted collectives, else 0 */
+    int inplace; /* MPI_IN_PLACE on this rank */
     /* Block size: elements (reductions: vector length, reduce_scatter_block
      * block) or bytes (data movement: per-rank block). */
     size_t count;
@@ -73,7 +73,7 @@ typedef struct ch4coll_args {
      * scounts/sdispls the send side of alltoallv and scatterv. */
     const size_t *counts, *displs;
     const size_t *scounts, *sdispls;
-    ch4coll_elem_t elem;        /* MPI_BYTE for data movement */
+    ch4coll_elem_t elem; /* MPI_BYTE for data movement */
     MPI_Op op;
     int commutative;
 } ch4coll_args_t;
@@ -89,7 +89,7 @@ typedef struct {
 
 /* Restrictions, checked by ch4coll_algo_applicable(). */
 enum {
-    CH4COLL_R_COMMUTATIVE = 1 << 0  /* needs a commutative op */
+    CH4COLL_R_COMMUTATIVE = 1 << 0 /* needs a commutative op */
 };
 
 typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -98,7 +98,7 @@ typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
 typedef struct ch4coll_algo {
     const char *name;
     int coll;
-    ch4coll_build_fn build;     /* NULL for "native" */
+    ch4coll_build_fn build; /* NULL for "native" */
     unsigned restrictions;
     int nparams;
     ch4coll_param_def_t params[CH4COLL_MAX_PARAMS];
@@ -116,22 +116,40 @@ int ch4coll_algo_applicable(const ch4coll_algo_t *al, const ch4coll_args_t *a,
 void ch4coll_algo_default_params(const ch4coll_algo_t *al, int64_t *params);
 
 /* Builders, one family per file (bcast_tree.c, ...). */
-int ch4coll_bcast_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_reduce_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_allreduce_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_reduce_scatter_block_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_allgather_ring(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_allgatherv_ring(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_alltoall_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_alltoallv_pairwise(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_gather_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_scatter_binomial(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_gatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_scatterv_linear(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_barrier_dissemination(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_scan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
-int ch4coll_exscan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *, const int64_t *);
+int ch4coll_bcast_binomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_reduce_binomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+int ch4coll_allreduce_recursive_doubling(ch4coll_sched_t *,
+                                         const ch4coll_args_t *,
+                                         const int64_t *);
+int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
+                                    const int64_t *);
+int ch4coll_reduce_scatter_block_pairwise(ch4coll_sched_t *,
+                                          const ch4coll_args_t *,
+                                          const int64_t *);
+int ch4coll_allgather_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_allgatherv_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+int ch4coll_alltoall_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
+int ch4coll_alltoallv_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_gather_binomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+int ch4coll_scatter_binomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
+int ch4coll_gatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_scatterv_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+int ch4coll_barrier_dissemination(ch4coll_sched_t *, const ch4coll_args_t *,
+                                  const int64_t *);
+int ch4coll_scan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *,
+                                    const int64_t *);
+int ch4coll_exscan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *,
+                                      const int64_t *);
 
 /* Byte offset of element i. */
 static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)

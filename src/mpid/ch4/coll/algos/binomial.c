@@ -70,10 +70,10 @@ int ch4coll_bcast_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
 /* The running partial result of a reduction and where it lives. */
 typedef struct {
     ch4coll_ref_t acc;
-    int producer;               /* vertex that wrote acc, or -1 */
-    int tmp[2];                 /* scratch vectors, allocated on first use */
-    int reader[3];              /* last vertex reading tmp0, tmp1, recvbuf */
-    int next;                   /* scratch to receive into next */
+    int producer;  /* vertex that wrote acc, or -1 */
+    int tmp[2];    /* scratch vectors, allocated on first use */
+    int reader[3]; /* last vertex reading tmp0, tmp1, recvbuf */
+    int next;      /* scratch to receive into next */
 } acc_t;
 
 /* Receive a child's partial into a buffer that is not acc and make
@@ -120,18 +120,19 @@ int ch4coll_reduce_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int lim = ch4coll_binomial_mask_limit(vr, p);
     int nchild = 0, k = 0, m, d[2], sent = -1;
     int in_place_root = rank == root && a->inplace;
-    acc_t st = { .producer = -1, .tmp = { -1, -1 }, .reader = { -1, -1, -1 } };
+    acc_t st = {.producer = -1, .tmp = {-1, -1}, .reader = {-1, -1, -1}};
 
     (void) params;
     if (a->count == 0)
         return CH4COLL_OK;
-    st.acc = ch4coll_ref(in_place_root ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0);
+    st.acc =
+        ch4coll_ref(in_place_root ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0);
     for (m = 1; m < lim && vr + m < p; m *= 2)
         nchild++;
     for (m = 1; m < lim && vr + m < p; m *= 2, k++) {
         /* the root's last child lands directly in the receive buffer */
-        int direct = rank == root && k == nchild - 1
-            && st.acc.buf != CH4COLL_BUF_RECV;
+        int direct =
+            rank == root && k == nchild - 1 && st.acc.buf != CH4COLL_BUF_RECV;
         combine_child(s, a, &st, ch4coll_abs(vr + m, tree_root, p), direct);
     }
     if (parent >= 0)
@@ -169,31 +170,33 @@ int ch4coll_gather_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int span = ch4coll_binomial_span(vr, p);
     int lim = ch4coll_binomial_mask_limit(vr, p), m, tmp = -1, own = -1;
     size_t n = a->count;
-    int deps[8 * sizeof(int) + 1], nd = 0;  /* <= lg p children + own block */
+    int deps[8 * sizeof(int) + 1], nd = 0; /* <= lg p children + own block */
 
     (void) params;
     if (n == 0)
         return CH4COLL_OK;
     if (vr == 0) {
         if (!a->inplace)
-            deps[nd++] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                            ch4coll_ref(CH4COLL_BUF_RECV, (size_t) root * n),
-                                            n, 0, NULL);
+            deps[nd++] = ch4coll_sched_copy(
+                s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                ch4coll_ref(CH4COLL_BUF_RECV, (size_t) root * n), n, 0, NULL);
         for (m = 1; m < lim && m < p; m *= 2) {
             int cs = ch4coll_binomial_span(m, p), rv;
             int start = ch4coll_abs(m, root, p);
             if (!wraps(m, cs, root, p)) {
-                ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
-                                   (size_t) cs * n, start, 0, 0, NULL);
+                ch4coll_sched_recv(
+                    s, ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
+                    (size_t) cs * n, start, 0, 0, NULL);
                 continue;
             }
             tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
             rv = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), (size_t) cs * n,
                                     start, 0, 0, NULL);
             /* relative [m, m + cs) = absolute [start, p) then [0, rest) */
-            ch4coll_sched_copy(s, ch4coll_ref(tmp, 0),
-                               ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
-                               (size_t) (p - start) * n, 1, &rv);
+            ch4coll_sched_copy(
+                s, ch4coll_ref(tmp, 0),
+                ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
+                (size_t) (p - start) * n, 1, &rv);
             ch4coll_sched_copy(s, ch4coll_ref(tmp, (size_t) (p - start) * n),
                                ch4coll_ref(CH4COLL_BUF_RECV, 0),
                                (size_t) (start + cs - p) * n, 1, &rv);
@@ -210,9 +213,10 @@ int ch4coll_gather_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                              ch4coll_ref(tmp, 0), n, 0, NULL);
     deps[nd++] = own;
     for (m = 1; m < lim && vr + m < p; m *= 2)
-        deps[nd++] = ch4coll_sched_recv(s, ch4coll_ref(tmp, (size_t) m * n),
-                                        (size_t) ch4coll_binomial_span(vr + m, p) * n,
-                                        ch4coll_abs(vr + m, root, p), 0, 0, NULL);
+        deps[nd++] =
+            ch4coll_sched_recv(s, ch4coll_ref(tmp, (size_t) m * n),
+                               (size_t) ch4coll_binomial_span(vr + m, p) * n,
+                               ch4coll_abs(vr + m, root, p), 0, 0, NULL);
     ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) span * n,
                        ch4coll_abs(parent, root, p), 0, nd, deps);
     return CH4COLL_OK;
@@ -232,7 +236,8 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_OK;
     if (vr == 0) {
         if (!a->inplace)
-            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
+            ch4coll_sched_copy(s,
+                               ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
                                ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
         for (m = lim / 2; m >= 1; m /= 2) {
             int cs, start, d[2];
@@ -241,17 +246,21 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
             cs = ch4coll_binomial_span(m, p);
             start = ch4coll_abs(m, root, p);
             if (!wraps(m, cs, root, p)) {
-                ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
-                                   (size_t) cs * n, start, 0, 0, NULL);
+                ch4coll_sched_send(
+                    s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
+                    (size_t) cs * n, start, 0, 0, NULL);
                 continue;
             }
             tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
-            d[0] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
-                                      ch4coll_ref(tmp, 0), (size_t) (p - start) * n, 0, NULL);
-            d[1] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                      ch4coll_ref(tmp, (size_t) (p - start) * n),
-                                      (size_t) (start + cs - p) * n, 0, NULL);
-            ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n, start, 0, 2, d);
+            d[0] = ch4coll_sched_copy(
+                s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
+                ch4coll_ref(tmp, 0), (size_t) (p - start) * n, 0, NULL);
+            d[1] =
+                ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                   ch4coll_ref(tmp, (size_t) (p - start) * n),
+                                   (size_t) (start + cs - p) * n, 0, NULL);
+            ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n, start,
+                               0, 2, d);
         }
         return CH4COLL_OK;
     }

@@ -29,9 +29,10 @@ int ch4coll_barrier_dissemination(ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (k = 0, dist = 1; dist < p; k++, dist *= 2) {
         ch4coll_sched_send(s, none, 0, (rank + dist) % p, k,
                            ch4coll_dep1(prev, d), d);
-        prev = ch4coll_sched_recv(s, none, 0, (rank - dist + p) % p, k,
-                                  0, NULL);
+        prev =
+            ch4coll_sched_recv(s, none, 0, (rank - dist + p) % p, k, 0, NULL);
     }
-    ch4coll_sched_set_ntags(s, ch4coll_ceil_log2(p) > 0 ? ch4coll_ceil_log2(p) : 1);
+    ch4coll_sched_set_ntags(s, ch4coll_ceil_log2(p) > 0 ? ch4coll_ceil_log2(p)
+                                                        : 1);
     return CH4COLL_OK;
 }

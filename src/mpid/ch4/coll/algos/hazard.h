@@ -29,13 +29,13 @@ typedef struct {
 
 static inline ch4coll_hz_t ch4coll_hz_user(int buf)
 {
-    ch4coll_hz_t h = { buf, 0, -1, { -1, -1, -1, -1 }, 0 };
+    ch4coll_hz_t h = {buf, 0, -1, {-1, -1, -1, -1}, 0};
     return h;
 }
 
 static inline ch4coll_hz_t ch4coll_hz_scratch(size_t nelems)
 {
-    ch4coll_hz_t h = { -1, nelems, -1, { -1, -1, -1, -1 }, 0 };
+    ch4coll_hz_t h = {-1, nelems, -1, {-1, -1, -1, -1}, 0};
     return h;
 }
 
@@ -83,8 +83,8 @@ static inline int ch4coll_hz_send(ch4coll_sched_t *s, ch4coll_hz_t *h,
                                   size_t off, size_t count, int peer, int tag)
 {
     int d[1], n = ch4coll_hz_rdeps(h, d);
-    int v = ch4coll_sched_send(s, ch4coll_ref(ch4coll_hz_id(s, h), off),
-                               count, peer, tag, n, d);
+    int v = ch4coll_sched_send(s, ch4coll_ref(ch4coll_hz_id(s, h), off), count,
+                               peer, tag, n, d);
     ch4coll_hz_read_by(s, h, v);
     return v;
 }
@@ -93,8 +93,8 @@ static inline int ch4coll_hz_recv(ch4coll_sched_t *s, ch4coll_hz_t *h,
                                   size_t off, size_t count, int peer, int tag)
 {
     int d[1 + CH4COLL_HZ_READERS], n = ch4coll_hz_wdeps(h, d);
-    int v = ch4coll_sched_recv(s, ch4coll_ref(ch4coll_hz_id(s, h), off),
-                               count, peer, tag, n, d);
+    int v = ch4coll_sched_recv(s, ch4coll_ref(ch4coll_hz_id(s, h), off), count,
+                               peer, tag, n, d);
     ch4coll_hz_written_by(h, v);
     return v;
 }
@@ -123,8 +123,8 @@ static inline int ch4coll_hz_copy(ch4coll_sched_t *s, ch4coll_hz_t *src,
     int v;
     ch4coll_hz_rdeps(src, d);
     v = ch4coll_sched_copy(s, ch4coll_ref(ch4coll_hz_id(s, src), src_off),
-                           ch4coll_ref(ch4coll_hz_id(s, dst), dst_off),
-                           count, n + 1, d);
+                           ch4coll_ref(ch4coll_hz_id(s, dst), dst_off), count,
+                           n + 1, d);
     ch4coll_hz_read_by(s, src, v);
     ch4coll_hz_written_by(dst, v);
     return v;

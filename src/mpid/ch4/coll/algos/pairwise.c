@@ -50,7 +50,7 @@ static int reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a)
     ch4coll_hz_t snd = ch4coll_hz_user(CH4COLL_BUF_SEND);
     ch4coll_hz_t rcv = ch4coll_hz_user(CH4COLL_BUF_RECV);
     ch4coll_hz_t low = ch4coll_hz_scratch(n), high = ch4coll_hz_scratch(n);
-    ch4coll_hz_t tmp[2] = { ch4coll_hz_scratch(n), ch4coll_hz_scratch(n) };
+    ch4coll_hz_t tmp[2] = {ch4coll_hz_scratch(n), ch4coll_hz_scratch(n)};
     ch4coll_hz_t *in = a->inplace ? &rcv : &snd, *acc, *res;
     int have_high = 0;
 
@@ -58,7 +58,7 @@ static int reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a)
      * also the input, else scratch. */
     acc = (a->commutative && !a->inplace) ? &rcv : &low;
     if (!a->commutative && !a->inplace)
-        high = rcv;             /* high is written first by a receive */
+        high = rcv; /* high is written first by a receive */
     if (n > 0)
         ch4coll_hz_copy(s, in, blk_off(a, rank), acc, 0, n);
     for (k = 1; k < p; k++) {
@@ -91,8 +91,7 @@ static int reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a)
     return CH4COLL_OK;
 }
 
-int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *s,
-                                    const ch4coll_args_t *a,
+int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                     const int64_t *params)
 {
     (void) params;
@@ -127,8 +126,8 @@ static int alltoall_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
         }
     } else if (rc[rank] > 0) {
         ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, sd[rank]),
-                           ch4coll_ref(CH4COLL_BUF_RECV, rd[rank]), rc[rank],
-                           0, NULL);
+                           ch4coll_ref(CH4COLL_BUF_RECV, rd[rank]), rc[rank], 0,
+                           NULL);
     }
     nd = ch4coll_dep1(staged, d);
     for (k = 1; k < p; k++) {
@@ -137,8 +136,8 @@ static int alltoall_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
             ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, rd[src]),
                                rc[src], src, 0, nd, d);
         if (sc[dst] > 0)
-            ch4coll_sched_send(s, ch4coll_ref(src_buf, sd[dst]), sc[dst],
-                               dst, 0, nd, d);
+            ch4coll_sched_send(s, ch4coll_ref(src_buf, sd[dst]), sc[dst], dst,
+                               0, nd, d);
     }
     return CH4COLL_OK;
 }

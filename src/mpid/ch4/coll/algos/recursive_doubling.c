@@ -97,7 +97,7 @@ int ch4coll_allreduce_recursive_doubling(ch4coll_sched_t *s,
     st.t1 = ch4coll_hz_scratch(n);
     st.acc = a->inplace ? &st.rcv : &st.snd;
 
-    if (newrank < 0) {          /* removed: hand over, get the result back */
+    if (newrank < 0) { /* removed: hand over, get the result back */
         ch4coll_hz_send(s, st.acc, 0, n, rank + 1, 0);
         ch4coll_hz_recv(s, &st.rcv, 0, n, rank + 1, 0);
         return CH4COLL_OK;
@@ -160,8 +160,7 @@ static int scan_rd(ch4coll_sched_t *s, const ch4coll_args_t *a, int exclusive)
     return CH4COLL_OK;
 }
 
-int ch4coll_scan_recursive_doubling(ch4coll_sched_t *s,
-                                    const ch4coll_args_t *a,
+int ch4coll_scan_recursive_doubling(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                     const int64_t *params)
 {
     (void) params;

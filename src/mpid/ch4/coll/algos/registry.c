@@ -12,17 +12,39 @@
 
 #include <string.h>
 
-static const char *const coll_names[CH4COLL_NCOLL] = {
-    "bcast", "reduce", "allreduce", "allgather", "allgatherv", "alltoall",
-    "alltoallv", "gather", "gatherv", "scatter", "scatterv",
-    "reduce_scatter", "reduce_scatter_block", "barrier", "scan", "exscan"
-};
+static const char *const coll_names[CH4COLL_NCOLL] = {"bcast",
+                                                      "reduce",
+                                                      "allreduce",
+                                                      "allgather",
+                                                      "allgatherv",
+                                                      "alltoall",
+                                                      "alltoallv",
+                                                      "gather",
+                                                      "gatherv",
+                                                      "scatter",
+                                                      "scatterv",
+                                                      "reduce_scatter",
+                                                      "reduce_scatter_block",
+                                                      "barrier",
+                                                      "scan",
+                                                      "exscan"};
 
-static const char *const coll_cvars[CH4COLL_NCOLL] = {
-    "BCAST", "REDUCE", "ALLREDUCE", "ALLGATHER", "ALLGATHERV", "ALLTOALL",
-    "ALLTOALLV", "GATHER", "GATHERV", "SCATTER", "SCATTERV",
-    "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER", "SCAN", "EXSCAN"
-};
+static const char *const coll_cvars[CH4COLL_NCOLL] = {"BCAST",
+                                                      "REDUCE",
+                                                      "ALLREDUCE",
+                                                      "ALLGATHER",
+                                                      "ALLGATHERV",
+                                                      "ALLTOALL",
+                                                      "ALLTOALLV",
+                                                      "GATHER",
+                                                      "GATHERV",
+                                                      "SCATTER",
+                                                      "SCATTERV",
+                                                      "REDUCE_SCATTER",
+                                                      "REDUCE_SCATTER_BLOCK",
+                                                      "BARRIER",
+                                                      "SCAN",
+                                                      "EXSCAN"};
 
 const char *ch4coll_coll_name(int coll)
 {
@@ -44,87 +66,167 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
-#define NATIVE(c) \
-    { "native", c, NULL, 0, 0, { { 0 } }, "the host MPI's own collective" }
+#define NATIVE(c)                                                              \
+    {                                                                          \
+        "native", c, NULL, 0, 0, {{0}}, "the host MPI's own collective"        \
+    }
 
 const ch4coll_algo_t ch4coll_algos[] = {
-    { "binomial", CH4COLL_BCAST, ch4coll_bcast_binomial, 0, 0, { { 0 } },
-      "binomial tree, whole message per edge; ceil(lg p) steps" },
+    {"binomial",
+     CH4COLL_BCAST,
+     ch4coll_bcast_binomial,
+     0,
+     0,
+     {{0}},
+     "binomial tree, whole message per edge; ceil(lg p) steps"},
     NATIVE(CH4COLL_BCAST),
 
-    { "binomial", CH4COLL_REDUCE, ch4coll_reduce_binomial, 0, 0, { { 0 } },
-      "binomial tree of full vectors; rank order kept for any op" },
+    {"binomial",
+     CH4COLL_REDUCE,
+     ch4coll_reduce_binomial,
+     0,
+     0,
+     {{0}},
+     "binomial tree of full vectors; rank order kept for any op"},
     NATIVE(CH4COLL_REDUCE),
 
-    { "recursive_doubling", CH4COLL_ALLREDUCE,
-      ch4coll_allreduce_recursive_doubling, 0, 0, { { 0 } },
-      "exchange full vectors at distance 2^k; non-power-of-two pre/post step" },
+    {"recursive_doubling",
+     CH4COLL_ALLREDUCE,
+     ch4coll_allreduce_recursive_doubling,
+     0,
+     0,
+     {{0}},
+     "exchange full vectors at distance 2^k; non-power-of-two pre/post step"},
     NATIVE(CH4COLL_ALLREDUCE),
 
-    { "ring", CH4COLL_ALLGATHER, ch4coll_allgather_ring, 0, 0, { { 0 } },
-      "p-1 steps passing blocks to the right neighbour" },
+    {"ring",
+     CH4COLL_ALLGATHER,
+     ch4coll_allgather_ring,
+     0,
+     0,
+     {{0}},
+     "p-1 steps passing blocks to the right neighbour"},
     NATIVE(CH4COLL_ALLGATHER),
 
-    { "ring", CH4COLL_ALLGATHERV, ch4coll_allgatherv_ring, 0, 0, { { 0 } },
-      "linear ring over irregular blocks; empty blocks skipped" },
+    {"ring",
+     CH4COLL_ALLGATHERV,
+     ch4coll_allgatherv_ring,
+     0,
+     0,
+     {{0}},
+     "linear ring over irregular blocks; empty blocks skipped"},
     NATIVE(CH4COLL_ALLGATHERV),
 
-    { "pairwise", CH4COLL_ALLTOALL, ch4coll_alltoall_pairwise, 0, 0, { { 0 } },
-      "p-1 steps: send to rank+k, receive from rank-k" },
+    {"pairwise",
+     CH4COLL_ALLTOALL,
+     ch4coll_alltoall_pairwise,
+     0,
+     0,
+     {{0}},
+     "p-1 steps: send to rank+k, receive from rank-k"},
     NATIVE(CH4COLL_ALLTOALL),
 
-    { "pairwise", CH4COLL_ALLTOALLV, ch4coll_alltoallv_pairwise, 0, 0, { { 0 } },
-      "p-1 steps: send to rank+k, receive from rank-k; empty blocks skipped" },
+    {"pairwise",
+     CH4COLL_ALLTOALLV,
+     ch4coll_alltoallv_pairwise,
+     0,
+     0,
+     {{0}},
+     "p-1 steps: send to rank+k, receive from rank-k; empty blocks skipped"},
     NATIVE(CH4COLL_ALLTOALLV),
 
-    { "binomial", CH4COLL_GATHER, ch4coll_gather_binomial, 0, 0, { { 0 } },
-      "binomial tree, subtrees gathered contiguously and sent up at once" },
+    {"binomial",
+     CH4COLL_GATHER,
+     ch4coll_gather_binomial,
+     0,
+     0,
+     {{0}},
+     "binomial tree, subtrees gathered contiguously and sent up at once"},
     NATIVE(CH4COLL_GATHER),
 
-    { "linear", CH4COLL_GATHERV, ch4coll_gatherv_linear, 0, 0, { { 0 } },
-      "every rank sends its block straight to the root" },
+    {"linear",
+     CH4COLL_GATHERV,
+     ch4coll_gatherv_linear,
+     0,
+     0,
+     {{0}},
+     "every rank sends its block straight to the root"},
     NATIVE(CH4COLL_GATHERV),
 
-    { "binomial", CH4COLL_SCATTER, ch4coll_scatter_binomial, 0, 0, { { 0 } },
-      "binomial tree, each subtree's blocks sent down at once" },
+    {"binomial",
+     CH4COLL_SCATTER,
+     ch4coll_scatter_binomial,
+     0,
+     0,
+     {{0}},
+     "binomial tree, each subtree's blocks sent down at once"},
     NATIVE(CH4COLL_SCATTER),
 
-    { "linear", CH4COLL_SCATTERV, ch4coll_scatterv_linear, 0, 0, { { 0 } },
-      "the root sends every block straight to its rank" },
+    {"linear",
+     CH4COLL_SCATTERV,
+     ch4coll_scatterv_linear,
+     0,
+     0,
+     {{0}},
+     "the root sends every block straight to its rank"},
     NATIVE(CH4COLL_SCATTERV),
 
-    { "pairwise", CH4COLL_REDUCE_SCATTER, ch4coll_reduce_scatter_pairwise, 0,
-      0, { { 0 } },
-      "p-1 exchange steps (rank+k / rank-k); rank order kept for any op" },
+    {"pairwise",
+     CH4COLL_REDUCE_SCATTER,
+     ch4coll_reduce_scatter_pairwise,
+     0,
+     0,
+     {{0}},
+     "p-1 exchange steps (rank+k / rank-k); rank order kept for any op"},
     NATIVE(CH4COLL_REDUCE_SCATTER),
 
-    { "pairwise", CH4COLL_REDUCE_SCATTER_BLOCK,
-      ch4coll_reduce_scatter_block_pairwise, 0, 0, { { 0 } },
-      "p-1 exchange steps (rank+k / rank-k); rank order kept for any op" },
+    {"pairwise",
+     CH4COLL_REDUCE_SCATTER_BLOCK,
+     ch4coll_reduce_scatter_block_pairwise,
+     0,
+     0,
+     {{0}},
+     "p-1 exchange steps (rank+k / rank-k); rank order kept for any op"},
     NATIVE(CH4COLL_REDUCE_SCATTER_BLOCK),
 
-    { "dissemination", CH4COLL_BARRIER, ch4coll_barrier_dissemination, 0, 0,
-      { { 0 } }, "ceil(lg p) rounds at distance 2^k" },
+    {"dissemination",
+     CH4COLL_BARRIER,
+     ch4coll_barrier_dissemination,
+     0,
+     0,
+     {{0}},
+     "ceil(lg p) rounds at distance 2^k"},
     NATIVE(CH4COLL_BARRIER),
 
-    { "recursive_doubling", CH4COLL_SCAN, ch4coll_scan_recursive_doubling, 0,
-      0, { { 0 } }, "partner rank XOR 2^k; ceil(lg p) steps, any op" },
+    {"recursive_doubling",
+     CH4COLL_SCAN,
+     ch4coll_scan_recursive_doubling,
+     0,
+     0,
+     {{0}},
+     "partner rank XOR 2^k; ceil(lg p) steps, any op"},
     NATIVE(CH4COLL_SCAN),
 
-    { "recursive_doubling", CH4COLL_EXSCAN, ch4coll_exscan_recursive_doubling,
-      0, 0, { { 0 } }, "partner rank XOR 2^k; ceil(lg p) steps, any op" },
+    {"recursive_doubling",
+     CH4COLL_EXSCAN,
+     ch4coll_exscan_recursive_doubling,
+     0,
+     0,
+     {{0}},
+     "partner rank XOR 2^k; ceil(lg p) steps, any op"},
     NATIVE(CH4COLL_EXSCAN),
 };
 
-const int ch4coll_nalgos = (int) (sizeof ch4coll_algos / sizeof ch4coll_algos[0]);
+const int ch4coll_nalgos =
+    (int) (sizeof ch4coll_algos / sizeof ch4coll_algos[0]);
 
 const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name)
 {
     int i;
 
     for (i = 0; i < ch4coll_nalgos; i++)
-        if (ch4coll_algos[i].coll == coll
-            && strcmp(ch4coll_algos[i].name, name) == 0)
+        if (ch4coll_algos[i].coll == coll &&
+            strcmp(ch4coll_algos[i].name, name) == 0)
             return &ch4coll_algos[i];
     return NULL;
 }

@@ -38,22 +38,23 @@ static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a)
 
     if (!a->inplace && own > 0)
         ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                           ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, rank)),
-                           own, 0, NULL);
+                           ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, rank)), own,
+                           0, NULL);
     for (k = 0; k < p - 1; k++) {
         int sblk = (rank - k + p) % p, rblk = (rank - k - 1 + p) % p;
         if (blk_count(a, sblk) > 0) {
-            ch4coll_ref_t from = k == 0 && !a->inplace
-                ? ch4coll_ref(CH4COLL_BUF_SEND, 0)
-                : ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, sblk));
+            ch4coll_ref_t from =
+                k == 0 && !a->inplace
+                    ? ch4coll_ref(CH4COLL_BUF_SEND, 0)
+                    : ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, sblk));
             ch4coll_sched_send(s, from, blk_count(a, sblk), right, k,
                                ch4coll_dep1(prev, d), d);
         }
         prev = -1;
         if (blk_count(a, rblk) > 0)
-            prev = ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV,
-                                                     blk_off(a, rblk)),
-                                      blk_count(a, rblk), left, k, 0, NULL);
+            prev = ch4coll_sched_recv(
+                s, ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, rblk)),
+                blk_count(a, rblk), left, k, 0, NULL);
     }
     ch4coll_sched_set_ntags(s, p > 1 ? p - 1 : 1);
     return CH4COLL_OK;

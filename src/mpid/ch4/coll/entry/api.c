@@ -94,8 +94,8 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
             }
         } else if (strcmp(kv, "algorithm") == 0) {
             algo = eq;
-        } else if (strcmp(kv, "p") == 0 || strcmp(kv, "rank") == 0
-                   || strcmp(kv, "root") == 0 || strcmp(kv, "count") == 0) {
+        } else if (strcmp(kv, "p") == 0 || strcmp(kv, "rank") == 0 ||
+                   strcmp(kv, "root") == 0 || strcmp(kv, "count") == 0) {
             if (ch4coll_parse_int64(eq, kv[0] == 'p' ? 1 : 0, 1 << 20, &v)) {
                 snprintf(err, len, "%s: '%s' is not a valid integer", kv, eq);
                 return -1;
@@ -109,8 +109,10 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
             else
                 d->count = v;
         } else {
-            snprintf(err, len, "unknown key '%s' (coll, algorithm, p, rank, "
-                     "root, count)", kv);
+            snprintf(err, len,
+                     "unknown key '%s' (coll, algorithm, p, rank, "
+                     "root, count)",
+                     kv);
             return -1;
         }
     }
@@ -141,8 +143,8 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
 static void dot_args(const dot_spec_t *d, int rank, size_t *v,
                      ch4coll_args_t *a)
 {
-    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
-    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
+    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
     int i;
 
     memset(a, 0, sizeof *a);
@@ -170,14 +172,18 @@ static void dot_rank(FILE *f, const ch4coll_sched_t *s, int rank)
     for (i = 0; i < s->nv; i++) {
         const ch4coll_vtx_t *v = &s->vtx[i];
         if (v->kind == CH4COLL_V_SEND || v->kind == CH4COLL_V_RECV)
-            fprintf(f, "    r%dv%d [label=\"%s %s %d\\n%zu x buf%d+%zu tag %d\"];\n",
-                    rank, i, ch4coll_vkind_name(v->kind),
-                    v->kind == CH4COLL_V_SEND ? "to" : "from", v->peer,
-                    v->count, v->a.buf, v->a.off, v->tag);
+            fprintf(
+                f,
+                "    r%dv%d [label=\"%s %s %d\\n%zu x buf%d+%zu tag %d\"];\n",
+                rank, i, ch4coll_vkind_name(v->kind),
+                v->kind == CH4COLL_V_SEND ? "to" : "from", v->peer, v->count,
+                v->a.buf, v->a.off, v->tag);
         else
-            fprintf(f, "    r%dv%d [label=\"%s\\nbuf%d+%zu -> buf%d+%zu (%zu)\"];\n",
-                    rank, i, ch4coll_vkind_name(v->kind), v->a.buf, v->a.off,
-                    v->b.buf, v->b.off, v->count);
+            fprintf(
+                f,
+                "    r%dv%d [label=\"%s\\nbuf%d+%zu -> buf%d+%zu (%zu)\"];\n",
+                rank, i, ch4coll_vkind_name(v->kind), v->a.buf, v->a.off,
+                v->b.buf, v->b.off, v->count);
         for (j = 0; j < v->n_out; j++)
             fprintf(f, "    r%dv%d -> r%dv%d;\n", rank, i, rank,
                     s->succ[v->out_first + j]);
@@ -209,9 +215,9 @@ int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen)
         if (d.rank >= 0 && r != d.rank)
             continue;
         dot_args(&d, r, v, &a);
-        if (ch4coll_sched_init(&s, &a.elem, a.op, r, d.p) != CH4COLL_OK
-            || d.algo->build(&s, &a, d.params) != CH4COLL_OK
-            || ch4coll_sched_commit(&s) != CH4COLL_OK) {
+        if (ch4coll_sched_init(&s, &a.elem, a.op, r, d.p) != CH4COLL_OK ||
+            d.algo->build(&s, &a, d.params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&s) != CH4COLL_OK) {
             snprintf(err, errlen, "building rank %d failed", r);
             rc = -1;
         } else {
@@ -230,8 +236,8 @@ int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen)
 
 int ch4coll_explain(const char *spec, char *out, size_t outlen)
 {
-    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
-    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
+    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
     char buf[512], *kv, *save = NULL, *eq;
     ch4coll_args_t a;
     const ch4coll_algo_t *al;
@@ -263,7 +269,8 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
             continue;
         }
         if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
-            snprintf(out, outlen, "%s: '%s' is not a non-negative integer", kv, eq);
+            snprintf(out, outlen, "%s: '%s' is not a non-negative integer", kv,
+                     eq);
             return -1;
         }
         if (strcmp(kv, "comm_size") == 0 || strcmp(kv, "p") == 0)
@@ -277,13 +284,16 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
         else if (strcmp(kv, "root") == 0)
             a.root = (int) v;
         else {
-            snprintf(out, outlen, "unknown key '%s' (coll, comm_size, bytes, "
-                     "commutative, inplace, root)", kv);
+            snprintf(out, outlen,
+                     "unknown key '%s' (coll, comm_size, bytes, "
+                     "commutative, inplace, root)",
+                     kv);
             return -1;
         }
     }
     if (a.coll < 0 || a.size < 1 || a.root >= a.size) {
-        snprintf(out, outlen, "coll= and comm_size= (>= 1, > root) are required");
+        snprintf(out, outlen,
+                 "coll= and comm_size= (>= 1, > root) are required");
         return -1;
     }
     ch4coll_config_load();

@@ -26,7 +26,7 @@ static ch4coll_comm_t *all_states;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread MPI_Comm last_comm = MPI_COMM_NULL;
 static __thread ch4coll_comm_t *last_state;
-static unsigned state_epoch;    /* bumped on every free */
+static unsigned state_epoch; /* bumped on every free */
 static __thread unsigned last_epoch;
 
 static void state_free(ch4coll_comm_t *c)
@@ -87,8 +87,9 @@ static void detect_node_size(int may_split)
         node_size = (int) v;
         return;
     }
-    if (may_split && PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED,
-                                          0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (may_split &&
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         PMPI_Comm_size(node, &node_size);
         PMPI_Comm_free(&node);
     }
@@ -102,8 +103,8 @@ static int init_once(int may_split)
         return CH4COLL_OK;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ch4coll_log_rank = rank;
-    if (ch4coll_config_load() > 0
-        && ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR)
+    if (ch4coll_config_load() > 0 &&
+        ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR)
         rc = CH4COLL_ERR_ARG;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
     if (self_keyval == MPI_KEYVAL_INVALID)
@@ -112,9 +113,10 @@ static int init_once(int may_split)
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
     detect_node_size(may_split);
     initialized = 1;
-    ch4coll_log(CH4COLL_LOG_INFO, "ch4coll %s: %s, %d rank(s) on this node, "
-                "%d core(s)", "0.1.0",
-                ch4coll_config.enable ? "enabled" : "disabled",
+    ch4coll_log(CH4COLL_LOG_INFO,
+                "ch4coll %s: %s, %d rank(s) on this node, "
+                "%d core(s)",
+                "0.1.0", ch4coll_config.enable ? "enabled" : "disabled",
                 node_size, count_cores());
     return rc;
 }

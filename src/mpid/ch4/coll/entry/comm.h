@@ -15,14 +15,14 @@
 #include "../sched/cache.h"
 
 typedef struct ch4coll_comm {
-    MPI_Comm user;              /* the application's communicator */
-    MPI_Comm dup;               /* private duplicate (MPI_COMM_NULL: inter) */
-    int inter;                  /* intercommunicator: always native */
+    MPI_Comm user; /* the application's communicator */
+    MPI_Comm dup;  /* private duplicate (MPI_COMM_NULL: inter) */
+    int inter;     /* intercommunicator: always native */
     int rank, size;
-    int tag, tag_ub;            /* next tag of the per-call sequence */
-    int yield;                  /* yield the core when idle */
+    int tag, tag_ub; /* next tag of the per-call sequence */
+    int yield;       /* yield the core when idle */
     ch4coll_cache_t cache;
-    size_t *vbuf;               /* 4 * size entries */
+    size_t *vbuf; /* 4 * size entries */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
 

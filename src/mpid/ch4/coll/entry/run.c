@@ -63,13 +63,13 @@ static void elem_of(MPI_Datatype dt, ch4coll_elem_t *e)
     e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
 }
 
-static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
 
 static int is_rooted(int coll)
 {
-    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE
-        || coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV
-        || coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
+    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
+           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
+           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
 }
 
 /* Arguments MPICH would reject: leave them to the host MPI, which reports
@@ -182,7 +182,7 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
     case CH4COLL_ALLGATHER:
     case CH4COLL_ALLTOALL:
         a->count = a->inplace ? (size_t) r->count * io->rt.size
-            : (size_t) s->count * io->st.size;
+                              : (size_t) s->count * io->st.size;
         io->s_in = !a->inplace;
         io->s_nblk = a->coll == CH4COLL_ALLTOALL ? p : 1;
         io->r_in = a->inplace;
@@ -191,7 +191,7 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
         break;
     case CH4COLL_SCATTER:
         a->count = root && a->inplace ? (size_t) s->count * io->st.size
-            : (size_t) r->count * io->rt.size;
+                                      : (size_t) r->count * io->rt.size;
         io->s_in = root;
         io->s_nblk = p;
         io->r_out = !(root && a->inplace);
@@ -220,7 +220,8 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
             a->scounts = v;
             a->sdispls = v + p;
         }
-        a->count = root && a->inplace ? v[a->rank] : (size_t) r->count * io->rt.size;
+        a->count =
+            root && a->inplace ? v[a->rank] : (size_t) r->count * io->rt.size;
         break;
     case CH4COLL_ALLTOALLV:
         io->s_in = !a->inplace;
@@ -238,7 +239,7 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
         a->scounts = v + 2 * p;
         a->sdispls = v + 3 * p;
         break;
-    default:                    /* barrier */
+    default: /* barrier */
         break;
     }
     return 1;
@@ -271,7 +272,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
     if (ch4coll_coll_is_reduction(coll)) {
         k->rcount = call->rcv.count;
         k->rtype = call->rcv.dt;
-        k->v[0] = call->rcv.counts;     /* reduce_scatter */
+        k->v[0] = call->rcv.counts; /* reduce_scatter */
     } else {
         if (sendtype_significant(coll, root, k->inplace)) {
             k->scount = call->snd.count;
@@ -398,9 +399,9 @@ static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
 
     snprintf(e->decision, sizeof e->decision,
              "%s count=%zu %s=%zu p=%d root=%d%s%s: %s (%s)",
-             ch4coll_coll_name(a->coll), a->count,
-             red ? "elem_bytes" : "bytes", red ? a->elem.size : a->count,
-             a->size, a->root, a->inplace ? " in_place" : "",
+             ch4coll_coll_name(a->coll), a->count, red ? "elem_bytes" : "bytes",
+             red ? a->elem.size : a->count, a->size, a->root,
+             a->inplace ? " in_place" : "",
              red && !a->commutative ? " noncommutative" : "", e->algo->name,
              why);
 }
@@ -457,8 +458,8 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
         e->stage_bytes[1] = packed_bytes(&rv);
         e->stage[1] = ch4coll_malloc(e->stage_bytes[1]);
     }
-    if ((need_send_stage(io) && !e->stage[0])
-        || (need_recv_stage(io) && !e->stage[1]))
+    if ((need_send_stage(io) && !e->stage[0]) ||
+        (need_recv_stage(io) && !e->stage[1]))
         return CH4COLL_ERR_NOMEM;
     return CH4COLL_OK;
 }
@@ -492,13 +493,14 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     if (!ch4coll_coll_is_reduction(call->coll)) {
         views(call, io, c->size, &sv, &rv);
         if (need_send_stage(io)) {
-            if ((rc = move_side(&sv, (void *) sbuf, e->stage[0], 0)) != CH4COLL_OK)
+            if ((rc = move_side(&sv, (void *) sbuf, e->stage[0], 0)) !=
+                CH4COLL_OK)
                 return rc;
             sbuf = e->stage[0];
         }
         if (need_recv_stage(io)) {
-            if (io->r_in
-                && (rc = move_side(&rv, rbuf, e->stage[1], 0)) != CH4COLL_OK)
+            if (io->r_in &&
+                (rc = move_side(&rv, rbuf, e->stage[1], 0)) != CH4COLL_OK)
                 return rc;
             rbuf = e->stage[1];
         }
@@ -508,8 +510,8 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
                              &ch4coll_transport_pmpi, &c->dup);
     if (rc == CH4COLL_OK)
         rc = wait_done(&e->sched, c->yield);
-    if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(call->coll)
-        && need_recv_stage(io) && io->r_out)
+    if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(call->coll) &&
+        need_recv_stage(io) && io->r_out)
         rc = move_side(&rv, (void *) call->rcv.buf, e->stage[1], 1);
     return rc;
 }
@@ -517,7 +519,8 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
 static int mpi_error(MPI_Comm comm, int rc)
 {
     int code = rc == CH4COLL_ERR_COUNT ? MPI_ERR_COUNT
-        : rc == CH4COLL_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_OTHER;
+               : rc == CH4COLL_ERR_ARG ? MPI_ERR_ARG
+                                       : MPI_ERR_OTHER;
 
     ch4coll_log(CH4COLL_LOG_WARN, "error: %s", ch4coll_strerror(rc));
     PMPI_Comm_call_errhandler(comm, code);
@@ -533,7 +536,7 @@ static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call,
 
     *e = NULL;
     if (!args_valid(call, c) || !shape(c, call, &a, &io))
-        return CH4COLL_OK;      /* invalid: the host MPI reports it */
+        return CH4COLL_OK; /* invalid: the host MPI reports it */
     return build_entry(c, call, &a, k, &io, e);
 }
 

@@ -10,17 +10,17 @@
 /* One side (send or receive) of a call, as the application passed it. */
 typedef struct {
     const void *buf;
-    int count;                  /* regular: elements per block */
+    int count; /* regular: elements per block */
     MPI_Datatype dt;
     const int *counts, *displs; /* v-collectives (elements), else NULL */
 } ch4coll_side_t;
 
 typedef struct {
-    int coll;                   /* ch4coll_coll_t */
+    int coll; /* ch4coll_coll_t */
     MPI_Comm comm;
     int root;
     MPI_Op op;
-    ch4coll_side_t snd, rcv;    /* bcast: the buffer is rcv */
+    ch4coll_side_t snd, rcv; /* bcast: the buffer is rcv */
 } ch4coll_call_t;
 
 /* ch4coll_run() result meaning "call the host MPI's own collective". */

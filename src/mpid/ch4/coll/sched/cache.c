@@ -47,8 +47,8 @@ void ch4coll_key_hash(ch4coll_key_t *k)
     uint64_t h = 1469598103934665603ULL;
     int i, j;
 
-    h = mix(h, (uint64_t) k->coll | (uint64_t) k->inplace << 8
-            | (uint64_t) (uint32_t) k->root << 16);
+    h = mix(h, (uint64_t) k->coll | (uint64_t) k->inplace << 8 |
+                   (uint64_t) (uint32_t) k->root << 16);
     h = mix(h, (uint64_t) (uint32_t) k->scount << 32 | (uint32_t) k->rcount);
     h = mix(h, (uint64_t) (uintptr_t) k->stype);
     h = mix(h, (uint64_t) (uintptr_t) k->rtype);
@@ -65,10 +65,10 @@ static int key_equal(const ch4coll_key_t *a, const ch4coll_key_t *b)
 {
     int j;
 
-    if (a->coll != b->coll || a->root != b->root
-        || a->inplace != b->inplace || a->scount != b->scount
-        || a->rcount != b->rcount || a->stype != b->stype
-        || a->rtype != b->rtype || a->op != b->op || a->p != b->p)
+    if (a->coll != b->coll || a->root != b->root || a->inplace != b->inplace ||
+        a->scount != b->scount || a->rcount != b->rcount ||
+        a->stype != b->stype || a->rtype != b->rtype || a->op != b->op ||
+        a->p != b->p)
         return 0;
     for (j = 0; j < 4; j++) {
         if (!a->v[j] != !b->v[j])
@@ -146,9 +146,9 @@ void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)
 
     for (; e; e = next) {
         next = e->lnext;
-        if ((dt != MPI_DATATYPE_NULL
-             && (e->key.stype == dt || e->key.rtype == dt))
-            || (op != MPI_OP_NULL && e->key.op == op))
+        if ((dt != MPI_DATATYPE_NULL &&
+             (e->key.stype == dt || e->key.rtype == dt)) ||
+            (op != MPI_OP_NULL && e->key.op == op))
             evict(c, e);
     }
 }

@@ -28,8 +28,8 @@ typedef struct {
     int scount, rcount;
     MPI_Datatype stype, rtype;
     MPI_Op op;
-    int p;                      /* length of each v-array */
-    const int *v[4];            /* rcounts, rdispls, scounts, sdispls */
+    int p;           /* length of each v-array */
+    const int *v[4]; /* rcounts, rdispls, scounts, sdispls */
     uint64_t hash;
 } ch4coll_key_t;
 
@@ -37,27 +37,27 @@ typedef struct {
  * datatype geometry of each side, whether the schedule reads or writes it,
  * and its block structure; a non-contiguous side goes through stage[]. */
 typedef struct {
-    ch4coll_elem_t st, rt;      /* send / receive datatype geometry */
-    int s_in;                   /* schedule reads the send buffer */
-    int r_in, r_out;            /* schedule reads / writes the recv buffer */
-    int s_nblk, r_nblk;         /* blocks per side (regular) */
-    int s_v, r_v;               /* side described by counts/displs */
+    ch4coll_elem_t st, rt; /* send / receive datatype geometry */
+    int s_in;              /* schedule reads the send buffer */
+    int r_in, r_out;       /* schedule reads / writes the recv buffer */
+    int s_nblk, r_nblk;    /* blocks per side (regular) */
+    int s_v, r_v;          /* side described by counts/displs */
 } ch4coll_bind_t;
 
 typedef struct ch4coll_centry {
-    ch4coll_key_t key;          /* key.v[] point into vcopy */
+    ch4coll_key_t key; /* key.v[] point into vcopy */
     int *vcopy;
     const ch4coll_algo_t *algo;
     int64_t params[CH4COLL_MAX_PARAMS];
-    char decision[200];         /* "allreduce count=... : algorithm (why)" */
-    int built;                  /* sched is valid (not native) */
+    char decision[200]; /* "allreduce count=... : algorithm (why)" */
+    int built;          /* sched is valid (not native) */
     ch4coll_sched_t sched;
-    void *stage[2];             /* packing buffers for non-dense types */
+    void *stage[2]; /* packing buffers for non-dense types */
     size_t stage_bytes[2];
-    ch4coll_bind_t bind;        /* how run.c binds the user buffers */
+    ch4coll_bind_t bind; /* how run.c binds the user buffers */
     uint64_t uses;
-    struct ch4coll_centry *hnext;       /* bucket chain */
-    struct ch4coll_centry *lprev, *lnext;       /* LRU list, newest first */
+    struct ch4coll_centry *hnext;         /* bucket chain */
+    struct ch4coll_centry *lprev, *lnext; /* LRU list, newest first */
 } ch4coll_centry_t;
 
 #define CH4COLL_CACHE_BUCKETS 64

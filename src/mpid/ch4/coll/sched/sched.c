@@ -46,8 +46,8 @@ int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
     s->nbufs = CH4COLL_BUF_FIRST_SCRATCH;
     s->cap_bufs = 8;
     s->bufs = ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->bufs);
-    s->scratch_bytes = ch4coll_calloc((size_t) s->cap_bufs,
-                                      sizeof *s->scratch_bytes);
+    s->scratch_bytes =
+        ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->scratch_bytes);
     if (!s->bufs || !s->scratch_bytes)
         return fail(s, CH4COLL_ERR_NOMEM), CH4COLL_ERR_NOMEM;
     return CH4COLL_OK;
@@ -102,8 +102,8 @@ int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
 }
 
 /* Append a vertex with its dependency list; returns its id or -1. */
-static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto,
-                      int ndeps, const int *deps)
+static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto, int ndeps,
+                      const int *deps)
 {
     ch4coll_vtx_t *v;
     int i, n = 0;
@@ -114,7 +114,8 @@ static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto,
         return fail(s, CH4COLL_ERR_ARG);
     if (s->nv == s->cap_v) {
         int cap = s->cap_v ? 2 * s->cap_v : 16;
-        ch4coll_vtx_t *nvtx = ch4coll_realloc(s->vtx, (size_t) cap * sizeof *nvtx);
+        ch4coll_vtx_t *nvtx =
+            ch4coll_realloc(s->vtx, (size_t) cap * sizeof *nvtx);
         if (!nvtx)
             return fail(s, CH4COLL_ERR_NOMEM);
         s->vtx = nvtx;
@@ -137,7 +138,7 @@ static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto,
     for (i = 0; i < ndeps; i++) {
         if (deps[i] < 0)
             continue;
-        if (deps[i] >= s->nv)   /* only earlier vertices: no cycles */
+        if (deps[i] >= s->nv) /* only earlier vertices: no cycles */
             return fail(s, CH4COLL_ERR_ARG);
         s->deps[s->ndeps + n++] = deps[i];
     }
@@ -152,10 +153,9 @@ static int check_ref(ch4coll_sched_t *s, ch4coll_ref_t r)
 }
 
 static int add_p2p(ch4coll_sched_t *s, int kind, ch4coll_ref_t buf,
-                   size_t count, int peer, int tag, int ndeps,
-                   const int *deps)
+                   size_t count, int peer, int tag, int ndeps, const int *deps)
 {
-    ch4coll_vtx_t v = { 0 };
+    ch4coll_vtx_t v = {0};
 
     if (!check_ref(s, buf) || peer < 0 || peer >= s->size || tag < 0)
         return fail(s, CH4COLL_ERR_ARG);
@@ -180,10 +180,9 @@ int ch4coll_sched_recv(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
 }
 
 static int add_local(ch4coll_sched_t *s, int kind, ch4coll_ref_t a,
-                     ch4coll_ref_t b, size_t count, int ndeps,
-                     const int *deps)
+                     ch4coll_ref_t b, size_t count, int ndeps, const int *deps)
 {
-    ch4coll_vtx_t v = { 0 };
+    ch4coll_vtx_t v = {0};
 
     if (!check_ref(s, a) || !check_ref(s, b))
         return fail(s, CH4COLL_ERR_ARG);
@@ -201,16 +200,15 @@ int ch4coll_sched_reduce(ch4coll_sched_t *s, ch4coll_ref_t in,
     return add_local(s, CH4COLL_V_REDUCE, in, inout, count, ndeps, deps);
 }
 
-int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src,
-                       ch4coll_ref_t dst, size_t count, int ndeps,
-                       const int *deps)
+int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src, ch4coll_ref_t dst,
+                       size_t count, int ndeps, const int *deps)
 {
     return add_local(s, CH4COLL_V_COPY, src, dst, count, ndeps, deps);
 }
 
 int ch4coll_sched_sink(ch4coll_sched_t *s, int ndeps, const int *deps)
 {
-    ch4coll_vtx_t v = { 0 };
+    ch4coll_vtx_t v = {0};
 
     v.kind = CH4COLL_V_SINK;
     return add_vertex(s, &v, ndeps, deps);
@@ -220,7 +218,7 @@ int ch4coll_sched_sink(ch4coll_sched_t *s, int ndeps, const int *deps)
  * fence), which by transitivity is every earlier vertex. */
 int ch4coll_sched_fence(ch4coll_sched_t *s)
 {
-    ch4coll_vtx_t v = { 0 };
+    ch4coll_vtx_t v = {0};
     int first = s->last_fence < 0 ? 0 : s->last_fence;
     int n = s->nv - first, i, id;
     int32_t *tmp;
@@ -246,8 +244,8 @@ static int bind_scratch(ch4coll_sched_t *s)
     int b;
 
     for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
-        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN
-            * SCRATCH_ALIGN;
+        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
+                 SCRATCH_ALIGN;
     if (total == 0)
         return CH4COLL_OK;
     s->scratch = ch4coll_malloc(total);
@@ -257,8 +255,8 @@ static int bind_scratch(ch4coll_sched_t *s)
     for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++) {
         /* element 0's first byte is at base + true_lb */
         s->bufs[b] = (char *) s->scratch + off - s->elem.true_lb;
-        off += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN
-            * SCRATCH_ALIGN;
+        off += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
+               SCRATCH_ALIGN;
     }
     return CH4COLL_OK;
 }
@@ -309,7 +307,7 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
         int k = s->vtx[i].kind;
         if (k == CH4COLL_V_SEND || k == CH4COLL_V_RECV) {
             s->ncomm++;
-            if (s->vtx[i].tag >= s->ntags)   /* builder bug */
+            if (s->vtx[i].tag >= s->ntags) /* builder bug */
                 return s->status = CH4COLL_ERR_ARG;
         }
     }
@@ -331,7 +329,7 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
     ch4coll_free(s->deps);
     s->deps = NULL;
     s->committed = 1;
-    s->ndone = s->nv;           /* not running */
+    s->ndone = s->nv; /* not running */
     return CH4COLL_OK;
 }
 
@@ -345,9 +343,8 @@ size_t ch4coll_sched_scratch_size(const ch4coll_sched_t *s)
     return total;
 }
 
-int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf,
-                        void *recvbuf, int tag_base,
-                        const ch4coll_transport_t *tp, void *tctx)
+int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
+                        int tag_base, const ch4coll_transport_t *tp, void *tctx)
 {
     if (!s->committed || tp->req_size > CH4COLL_REQ_MAX)
         return CH4COLL_ERR_ARG;
@@ -394,11 +391,11 @@ static int issue(ch4coll_sched_t *s, int id)
     case CH4COLL_V_RECV:
         req = s->reqs + (size_t) s->nact * s->tp->req_size;
         if (v->kind == CH4COLL_V_SEND)
-            rc = s->tp->isend(s->tctx, ref_ptr(s, v->a), v->count,
-                              s->elem.dt, v->peer, s->tag_base + v->tag, req);
+            rc = s->tp->isend(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
+                              v->peer, s->tag_base + v->tag, req);
         else
-            rc = s->tp->irecv(s->tctx, ref_ptr(s, v->a), v->count,
-                              s->elem.dt, v->peer, s->tag_base + v->tag, req);
+            rc = s->tp->irecv(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
+                              v->peer, s->tag_base + v->tag, req);
         if (rc == CH4COLL_OK)
             s->act[s->nact++] = id;
         return rc;
@@ -409,9 +406,9 @@ static int issue(ch4coll_sched_t *s, int id)
         break;
     case CH4COLL_V_COPY:
         if (v->count > 0)
-            rc = ch4coll_typed_copy(ref_ptr(s, v->a), ref_ptr(s, v->b),
-                                    v->count, s->elem.dt, s->elem.dense,
-                                    s->elem.extent);
+            rc =
+                ch4coll_typed_copy(ref_ptr(s, v->a), ref_ptr(s, v->b), v->count,
+                                   s->elem.dt, s->elem.dense, s->elem.extent);
         break;
     default:
         break;
@@ -473,7 +470,7 @@ int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
 
 const char *ch4coll_vkind_name(int kind)
 {
-    static const char *names[] = { "send", "recv", "reduce", "copy",
-                                   "fence", "sink" };
+    static const char *names[] = {"send", "recv",  "reduce",
+                                  "copy", "fence", "sink"};
     return kind >= 0 && kind <= CH4COLL_V_SINK ? names[kind] : "?";
 }

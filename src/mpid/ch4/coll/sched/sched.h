@@ -48,11 +48,11 @@ enum {
 typedef enum {
     CH4COLL_V_SEND,
     CH4COLL_V_RECV,
-    CH4COLL_V_REDUCE,           /* b = a op b (a: lower ranks' data) */
-    CH4COLL_V_COPY,             /* b = a */
-    CH4COLL_V_FENCE,            /* depends on every earlier vertex; later
-                                 * vertices wait for it only if they name it */
-    CH4COLL_V_SINK              /* no-op join of its dependencies */
+    CH4COLL_V_REDUCE, /* b = a op b (a: lower ranks' data) */
+    CH4COLL_V_COPY,   /* b = a */
+    CH4COLL_V_FENCE,  /* depends on every earlier vertex; later
+                       * vertices wait for it only if they name it */
+    CH4COLL_V_SINK    /* no-op join of its dependencies */
 } ch4coll_vkind_t;
 
 /* A place in a buffer: buffer id and byte offset from the buffer's base. */
@@ -63,7 +63,7 @@ typedef struct {
 
 static inline ch4coll_ref_t ch4coll_ref(int buf, size_t off)
 {
-    ch4coll_ref_t r = { buf, off };
+    ch4coll_ref_t r = {buf, off};
     return r;
 }
 
@@ -71,61 +71,61 @@ static inline ch4coll_ref_t ch4coll_ref(int buf, size_t off)
  * reductions, MPI_BYTE (extent 1) for data movement. */
 typedef struct {
     MPI_Datatype dt;
-    size_t size;                /* bytes of data per element */
-    size_t extent;              /* bytes between consecutive elements */
-    ptrdiff_t true_lb;          /* first byte touched, relative to base */
-    size_t true_extent;         /* bytes spanned by one element */
-    int dense;                  /* no gaps: memmove is a valid copy */
+    size_t size;        /* bytes of data per element */
+    size_t extent;      /* bytes between consecutive elements */
+    ptrdiff_t true_lb;  /* first byte touched, relative to base */
+    size_t true_extent; /* bytes spanned by one element */
+    int dense;          /* no gaps: memmove is a valid copy */
 } ch4coll_elem_t;
 
 typedef struct {
-    uint8_t kind;               /* ch4coll_vkind_t */
-    int32_t peer;               /* send/recv: rank in the communicator */
-    int32_t tag;                /* send/recv: offset within the call's tags */
-    ch4coll_ref_t a;            /* send/recv buffer; reduce/copy source */
-    ch4coll_ref_t b;            /* reduce/copy destination */
-    size_t count;               /* elements */
-    int32_t in_first, n_in;     /* this vertex's slice of deps[] */
-    int32_t out_first, n_out;   /* this vertex's slice of succ[] */
+    uint8_t kind;             /* ch4coll_vkind_t */
+    int32_t peer;             /* send/recv: rank in the communicator */
+    int32_t tag;              /* send/recv: offset within the call's tags */
+    ch4coll_ref_t a;          /* send/recv buffer; reduce/copy source */
+    ch4coll_ref_t b;          /* reduce/copy destination */
+    size_t count;             /* elements */
+    int32_t in_first, n_in;   /* this vertex's slice of deps[] */
+    int32_t out_first, n_out; /* this vertex's slice of succ[] */
 } ch4coll_vtx_t;
 
-#define CH4COLL_REQ_MAX 16      /* bytes of the largest transport request */
+#define CH4COLL_REQ_MAX 16 /* bytes of the largest transport request */
 
 typedef struct ch4coll_sched {
     /* built by the verbs */
     ch4coll_vtx_t *vtx;
     int nv, cap_v;
-    int32_t *deps;              /* in-edges of all vertices, flat */
+    int32_t *deps; /* in-edges of all vertices, flat */
     int ndeps, cap_deps;
-    int last_fence;             /* vertex id of the latest fence, or -1 */
-    int status;                 /* sticky build error */
+    int last_fence; /* vertex id of the latest fence, or -1 */
+    int status;     /* sticky build error */
 
     /* fixed at init */
     ch4coll_elem_t elem;
     MPI_Op op;
     int rank, size;
-    int ntags;                  /* tags used per call (same on every rank) */
+    int ntags; /* tags used per call (same on every rank) */
 
     /* buffers: bufs[0], bufs[1] bound at start; scratch bound at commit */
     void **bufs;
-    size_t *scratch_bytes;      /* per buffer id, build time */
+    size_t *scratch_bytes; /* per buffer id, build time */
     int nbufs, cap_bufs;
-    void *scratch;              /* the one scratch allocation */
+    void *scratch; /* the one scratch allocation */
 
     /* built at commit */
-    int32_t *succ;              /* out-edges, CSR */
+    int32_t *succ; /* out-edges, CSR */
     int32_t *indeg;
-    int32_t *roots;             /* vertices without dependencies */
+    int32_t *roots; /* vertices without dependencies */
     int nroots;
-    int ncomm;                  /* number of send + recv vertices */
+    int ncomm; /* number of send + recv vertices */
     int committed;
 
     /* run state, allocated at commit */
     int32_t *pending;
     int32_t *ready;
     int rhead, rtail;
-    int32_t *act;               /* vertices in flight */
-    unsigned char *reqs;        /* their transport requests */
+    int32_t *act;        /* vertices in flight */
+    unsigned char *reqs; /* their transport requests */
     int *done_idx;
     int nact;
     int ndone;
@@ -155,9 +155,8 @@ int ch4coll_sched_recv(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
 int ch4coll_sched_reduce(ch4coll_sched_t *s, ch4coll_ref_t in,
                          ch4coll_ref_t inout, size_t count, int ndeps,
                          const int *deps);
-int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src,
-                       ch4coll_ref_t dst, size_t count, int ndeps,
-                       const int *deps);
+int ch4coll_sched_copy(ch4coll_sched_t *s, ch4coll_ref_t src, ch4coll_ref_t dst,
+                       size_t count, int ndeps, const int *deps);
 int ch4coll_sched_sink(ch4coll_sched_t *s, int ndeps, const int *deps);
 int ch4coll_sched_fence(ch4coll_sched_t *s);
 
@@ -172,9 +171,9 @@ static inline int ch4coll_dep1(int dep, int *buf)
 int ch4coll_sched_commit(ch4coll_sched_t *s);
 
 /* Bind the user buffers and make the schedule runnable.  No allocation. */
-int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf,
-                        void *recvbuf, int tag_base,
-                        const ch4coll_transport_t *tp, void *tctx);
+int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
+                        int tag_base, const ch4coll_transport_t *tp,
+                        void *tctx);
 
 /* Issue what is ready and test what is in flight.  *progressed is set when
  * some vertex was issued or completed. */

@@ -19,29 +19,29 @@
 /* Name, default, valid values, meaning: the table ch4coll-info --cvars
  * prints and doc/cvars.md mirrors. */
 static const ch4coll_cvar_info_t cvar_table[] = {
-    { "MPIR_CVAR_CH4COLL_ENABLE", "1", "0, 1",
-      "0 sends every collective to the host MPI (native)" },
-    { "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM", "auto",
-      "auto, native, or an algorithm of the collective with optional "
-      "parameters name:k=v,...",
-      "force the algorithm of one collective (COLL = BCAST, REDUCE, "
-      "ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, "
-      "GATHERV, SCATTER, SCATTERV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
-      "BARRIER, SCAN, EXSCAN)" },
-    { "MPIR_CVAR_CH4COLL_FALLBACK", "warn", "warn, silent, error",
-      "what a forced algorithm that does not apply to a call does: use the "
-      "default with a warning, silently, or fail the call; also whether a "
-      "bad CVAR value fails MPI_Init (error)" },
-    { "MPIR_CVAR_CH4COLL_VERBOSE", "0", "0, 1, 2, 3",
-      "1: log each new decision on rank 0; 2: every call on every rank" },
-    { "MPIR_CVAR_CH4COLL_YIELD", "auto", "auto, 0, 1",
-      "yield the core while waiting; auto = when the node has more ranks "
-      "than cores" },
-    { "MPIR_CVAR_CH4COLL_CACHE_SIZE", "64", "1 .. 1048576",
-      "schedules cached per communicator (least recently used evicted)" },
-    { "MPIR_CVAR_CH4COLL_CHUNK_SIZE", "65536", "1 .. 2^40",
-      "default pipeline chunk in bytes (read and validated; no algorithm of "
-      "this release pipelines)" },
+    {"MPIR_CVAR_CH4COLL_ENABLE", "1", "0, 1",
+     "0 sends every collective to the host MPI (native)"},
+    {"MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM", "auto",
+     "auto, native, or an algorithm of the collective with optional "
+     "parameters name:k=v,...",
+     "force the algorithm of one collective (COLL = BCAST, REDUCE, "
+     "ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, "
+     "GATHERV, SCATTER, SCATTERV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
+     "BARRIER, SCAN, EXSCAN)"},
+    {"MPIR_CVAR_CH4COLL_FALLBACK", "warn", "warn, silent, error",
+     "what a forced algorithm that does not apply to a call does: use the "
+     "default with a warning, silently, or fail the call; also whether a "
+     "bad CVAR value fails MPI_Init (error)"},
+    {"MPIR_CVAR_CH4COLL_VERBOSE", "0", "0, 1, 2, 3",
+     "1: log each new decision on rank 0; 2: every call on every rank"},
+    {"MPIR_CVAR_CH4COLL_YIELD", "auto", "auto, 0, 1",
+     "yield the core while waiting; auto = when the node has more ranks "
+     "than cores"},
+    {"MPIR_CVAR_CH4COLL_CACHE_SIZE", "64", "1 .. 1048576",
+     "schedules cached per communicator (least recently used evicted)"},
+    {"MPIR_CVAR_CH4COLL_CHUNK_SIZE", "65536", "1 .. 2^40",
+     "default pipeline chunk in bytes (read and validated; no algorithm of "
+     "this release pipelines)"},
 };
 
 int ch4coll_cvar_count(void)
@@ -57,11 +57,12 @@ int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out)
     return 0;
 }
 
-ch4coll_config_t ch4coll_config = {
-    .enable = 1, .verbose = 0, .yield = CH4COLL_YIELD_AUTO,
-    .fallback = CH4COLL_FALLBACK_WARN, .cache_size = 64,
-    .chunk_size = 65536
-};
+ch4coll_config_t ch4coll_config = {.enable = 1,
+                                   .verbose = 0,
+                                   .yield = CH4COLL_YIELD_AUTO,
+                                   .fallback = CH4COLL_FALLBACK_WARN,
+                                   .cache_size = 64,
+                                   .chunk_size = 65536};
 
 int ch4coll_parse_int64(const char *text, int64_t min, int64_t max,
                         int64_t *out)
@@ -109,11 +110,13 @@ static int parse_param(const ch4coll_algo_t *al, char *kv,
         const ch4coll_param_def_t *d = &al->params[i];
         if (strcmp(d->name, kv) != 0)
             continue;
-        if (ch4coll_parse_int64(eq + 1, d->min, d->max, &out->params[i])
-            != CH4COLL_OK) {
-            snprintf(err, errlen, "parameter %s of %s: '%s' is not an "
-                     "integer in [%lld, %lld]", d->name, al->name, eq + 1,
-                     (long long) d->min, (long long) d->max);
+        if (ch4coll_parse_int64(eq + 1, d->min, d->max, &out->params[i]) !=
+            CH4COLL_OK) {
+            snprintf(err, errlen,
+                     "parameter %s of %s: '%s' is not an "
+                     "integer in [%lld, %lld]",
+                     d->name, al->name, eq + 1, (long long) d->min,
+                     (long long) d->max);
             return CH4COLL_ERR_ARG;
         }
         return CH4COLL_OK;
@@ -146,8 +149,9 @@ int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,
         return CH4COLL_OK;
     al = ch4coll_algo_find(coll, buf);
     if (!al) {
-        snprintf(err, errlen, "unknown %s algorithm '%s'; valid: ",
-                 ch4coll_coll_name(coll), buf);
+        snprintf(err, errlen,
+                 "unknown %s algorithm '%s'; valid: ", ch4coll_coll_name(coll),
+                 buf);
         list_algorithms(coll, err, errlen);
         return CH4COLL_ERR_ARG;
     }
@@ -165,8 +169,10 @@ int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,
 static void bad(const char *var, const char *val, const char *valid)
 {
     ch4coll_config.nerrors++;
-    ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s' is invalid; valid values: "
-                "%s; using the default", var, val, valid);
+    ch4coll_log(CH4COLL_LOG_WARN,
+                "error: %s='%s' is invalid; valid values: "
+                "%s; using the default",
+                var, val, valid);
 }
 
 static void load_int(const char *var, int64_t min, int64_t max,
@@ -199,8 +205,7 @@ static void load_choice(const char *var, const char *const *names,
 static const char *const inactive_vars[] = {
     "MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE",
     "MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
-    "MPIR_CVAR_CH4COLL_VERIFY", NULL
-};
+    "MPIR_CVAR_CH4COLL_VERIFY", NULL};
 
 extern char **environ;
 
@@ -210,12 +215,12 @@ static int known_var(const char *name, size_t len)
     int coll, i;
 
     for (i = 0; i < ch4coll_cvar_count(); i++)
-        if (strlen(cvar_table[i].name) == len
-            && strncmp(cvar_table[i].name, name, len) == 0)
+        if (strlen(cvar_table[i].name) == len &&
+            strncmp(cvar_table[i].name, name, len) == 0)
             return 1;
     for (i = 0; inactive_vars[i]; i++)
-        if (strlen(inactive_vars[i]) == len
-            && strncmp(inactive_vars[i], name, len) == 0)
+        if (strlen(inactive_vars[i]) == len &&
+            strncmp(inactive_vars[i], name, len) == 0)
             return 1;
     for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
         snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
@@ -238,7 +243,8 @@ static void check_unknown_vars(void)
         if (strncmp(*e, prefix, sizeof prefix - 1) != 0 || known_var(*e, len))
             continue;
         ch4coll_config.nerrors++;
-        ch4coll_log(CH4COLL_LOG_WARN, "error: unknown variable %.*s "
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: unknown variable %.*s "
                     "(ch4coll-info --cvars lists the valid ones)",
                     (int) len, *e);
     }
@@ -246,13 +252,13 @@ static void check_unknown_vars(void)
 
 int ch4coll_config_load(void)
 {
-    static const char *const bool_names[] = { "0", "1" };
-    static const int bool_values[] = { 0, 1 };
-    static const char *const yield_names[] = { "auto", "0", "1" };
-    static const int yield_values[] = { CH4COLL_YIELD_AUTO, 0, 1 };
-    static const char *const fb_names[] = { "warn", "silent", "error" };
-    static const int fb_values[] = { CH4COLL_FALLBACK_WARN,
-        CH4COLL_FALLBACK_SILENT, CH4COLL_FALLBACK_ERROR };
+    static const char *const bool_names[] = {"0", "1"};
+    static const int bool_values[] = {0, 1};
+    static const char *const yield_names[] = {"auto", "0", "1"};
+    static const int yield_values[] = {CH4COLL_YIELD_AUTO, 0, 1};
+    static const char *const fb_names[] = {"warn", "silent", "error"};
+    static const int fb_values[] = {
+        CH4COLL_FALLBACK_WARN, CH4COLL_FALLBACK_SILENT, CH4COLL_FALLBACK_ERROR};
     ch4coll_config_t *c = &ch4coll_config;
     int64_t v;
     int coll, i;
@@ -263,8 +269,8 @@ int ch4coll_config_load(void)
     load_int("MPIR_CVAR_CH4COLL_VERBOSE", 0, 3, "0, 1, 2, 3", &v);
     c->verbose = (int) v;
     ch4coll_log_level = c->verbose;
-    load_choice("MPIR_CVAR_CH4COLL_ENABLE", bool_names, bool_values, 2,
-                "0, 1", &c->enable);
+    load_choice("MPIR_CVAR_CH4COLL_ENABLE", bool_names, bool_values, 2, "0, 1",
+                &c->enable);
     load_choice("MPIR_CVAR_CH4COLL_YIELD", yield_names, yield_values, 3,
                 "auto, 0, 1", &c->yield);
     load_choice("MPIR_CVAR_CH4COLL_FALLBACK", fb_names, fb_values, 3,
@@ -286,14 +292,15 @@ int ch4coll_config_load(void)
                                     sizeof err) != CH4COLL_OK) {
             c->nerrors++;
             memset(&c->forced[coll], 0, sizeof c->forced[coll]);
-            ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s': %s; using auto",
-                        var, val, err);
+            ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s': %s; using auto", var,
+                        val, err);
         }
     }
     check_unknown_vars();
     for (i = 0; inactive_vars[i]; i++)
         if (getenv(inactive_vars[i]))
-            ch4coll_log(CH4COLL_LOG_WARN, "warning: %s is not supported by "
+            ch4coll_log(CH4COLL_LOG_WARN,
+                        "warning: %s is not supported by "
                         "this version of ch4coll and has no effect",
                         inactive_vars[i]);
     return c->nerrors;

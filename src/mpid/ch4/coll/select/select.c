@@ -16,8 +16,8 @@ static const ch4coll_algo_t *first_applicable(const ch4coll_args_t *a,
 
     for (i = 0; i < ch4coll_nalgos; i++) {
         const ch4coll_algo_t *al = &ch4coll_algos[i];
-        if (al->coll != a->coll || ch4coll_algo_is_native(al)
-            || !ch4coll_algo_applicable(al, a, &why))
+        if (al->coll != a->coll || ch4coll_algo_is_native(al) ||
+            !ch4coll_algo_applicable(al, a, &why))
             continue;
         ch4coll_algo_default_params(al, params);
         return al;
@@ -43,7 +43,8 @@ const ch4coll_algo_t *ch4coll_select(const ch4coll_args_t *a, int64_t *params,
             return f->algo;
         }
         if (ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR) {
-            ch4coll_log(CH4COLL_LOG_WARN, "error: forced %s algorithm %s "
+            ch4coll_log(CH4COLL_LOG_WARN,
+                        "error: forced %s algorithm %s "
                         "does not apply (%s) and "
                         "MPIR_CVAR_CH4COLL_FALLBACK=error",
                         ch4coll_coll_name(a->coll), f->algo->name, reason);
@@ -51,7 +52,8 @@ const ch4coll_algo_t *ch4coll_select(const ch4coll_args_t *a, int64_t *params,
             return NULL;
         }
         if (ch4coll_config.fallback == CH4COLL_FALLBACK_WARN)
-            ch4coll_log(CH4COLL_LOG_WARN, "warning: forced %s algorithm %s "
+            ch4coll_log(CH4COLL_LOG_WARN,
+                        "warning: forced %s algorithm %s "
                         "does not apply (%s); using the default",
                         ch4coll_coll_name(a->coll), f->algo->name, reason);
         *why = "default (forced algorithm inapplicable)";

@@ -31,55 +31,67 @@
 
 #include "ch4coll.h"
 
-#define BENCH_MAX_SIZE (1LL << 30)      /* largest -m value, bytes */
-#define BENCH_MAX_COUNT 1000000000LL    /* largest -i / -x value */
-#define BENCH_MAX_ROUNDS 1000
-#define BENCH_LARGE 8192                /* above this, fewer iterations */
+#define BENCH_MAX_SIZE        (1LL << 30)  /* largest -m value, bytes */
+#define BENCH_MAX_COUNT       1000000000LL /* largest -i / -x value */
+#define BENCH_MAX_ROUNDS      1000
+#define BENCH_LARGE           8192 /* above this, fewer iterations */
 #define BENCH_LARGE_MIN_ITERS 10
 
 enum {
-    BENCH_BCAST, BENCH_REDUCE, BENCH_ALLREDUCE, BENCH_ALLGATHER,
-    BENCH_ALLGATHERV, BENCH_ALLTOALL, BENCH_ALLTOALLV, BENCH_GATHER,
-    BENCH_GATHERV, BENCH_SCATTER, BENCH_SCATTERV, BENCH_REDUCE_SCATTER,
-    BENCH_REDUCE_SCATTER_BLOCK, BENCH_BARRIER, BENCH_SCAN, BENCH_EXSCAN,
+    BENCH_BCAST,
+    BENCH_REDUCE,
+    BENCH_ALLREDUCE,
+    BENCH_ALLGATHER,
+    BENCH_ALLGATHERV,
+    BENCH_ALLTOALL,
+    BENCH_ALLTOALLV,
+    BENCH_GATHER,
+    BENCH_GATHERV,
+    BENCH_SCATTER,
+    BENCH_SCATTERV,
+    BENCH_REDUCE_SCATTER,
+    BENCH_REDUCE_SCATTER_BLOCK,
+    BENCH_BARRIER,
+    BENCH_SCAN,
+    BENCH_EXSCAN,
     BENCH_NCOLL
 };
 
 /* What a collective needs from the benchmark. */
 typedef struct {
-    const char *name;           /* -c value, ch4coll's collective name */
-    const char *cvar;           /* <COLL> in MPIR_CVAR_CH4COLL_<COLL>_... */
-    int reduction;              /* MPI_FLOAT + MPI_SUM, count = size / 4 */
-    int send_p, recv_p;         /* send / recv buffer holds p blocks */
+    const char *name;   /* -c value, ch4coll's collective name */
+    const char *cvar;   /* <COLL> in MPIR_CVAR_CH4COLL_<COLL>_... */
+    int reduction;      /* MPI_FLOAT + MPI_SUM, count = size / 4 */
+    int send_p, recv_p; /* send / recv buffer holds p blocks */
 } coll_desc_t;
 
 static const coll_desc_t colls[BENCH_NCOLL] = {
-    [BENCH_BCAST] = { "bcast", "BCAST", 0, 0, 0 },
-    [BENCH_REDUCE] = { "reduce", "REDUCE", 1, 0, 0 },
-    [BENCH_ALLREDUCE] = { "allreduce", "ALLREDUCE", 1, 0, 0 },
-    [BENCH_ALLGATHER] = { "allgather", "ALLGATHER", 0, 0, 1 },
-    [BENCH_ALLGATHERV] = { "allgatherv", "ALLGATHERV", 0, 0, 1 },
-    [BENCH_ALLTOALL] = { "alltoall", "ALLTOALL", 0, 1, 1 },
-    [BENCH_ALLTOALLV] = { "alltoallv", "ALLTOALLV", 0, 1, 1 },
-    [BENCH_GATHER] = { "gather", "GATHER", 0, 0, 1 },
-    [BENCH_GATHERV] = { "gatherv", "GATHERV", 0, 0, 1 },
-    [BENCH_SCATTER] = { "scatter", "SCATTER", 0, 1, 0 },
-    [BENCH_SCATTERV] = { "scatterv", "SCATTERV", 0, 1, 0 },
-    [BENCH_REDUCE_SCATTER] = { "reduce_scatter", "REDUCE_SCATTER", 1, 1, 0 },
-    [BENCH_REDUCE_SCATTER_BLOCK] = { "reduce_scatter_block",
-                                     "REDUCE_SCATTER_BLOCK", 1, 1, 0 },
-    [BENCH_BARRIER] = { "barrier", "BARRIER", 0, 0, 0 },
-    [BENCH_SCAN] = { "scan", "SCAN", 1, 0, 0 },
-    [BENCH_EXSCAN] = { "exscan", "EXSCAN", 1, 0, 0 },
+    [BENCH_BCAST] = {"bcast", "BCAST", 0, 0, 0},
+    [BENCH_REDUCE] = {"reduce", "REDUCE", 1, 0, 0},
+    [BENCH_ALLREDUCE] = {"allreduce", "ALLREDUCE", 1, 0, 0},
+    [BENCH_ALLGATHER] = {"allgather", "ALLGATHER", 0, 0, 1},
+    [BENCH_ALLGATHERV] = {"allgatherv", "ALLGATHERV", 0, 0, 1},
+    [BENCH_ALLTOALL] = {"alltoall", "ALLTOALL", 0, 1, 1},
+    [BENCH_ALLTOALLV] = {"alltoallv", "ALLTOALLV", 0, 1, 1},
+    [BENCH_GATHER] = {"gather", "GATHER", 0, 0, 1},
+    [BENCH_GATHERV] = {"gatherv", "GATHERV", 0, 0, 1},
+    [BENCH_SCATTER] = {"scatter", "SCATTER", 0, 1, 0},
+    [BENCH_SCATTERV] = {"scatterv", "SCATTERV", 0, 1, 0},
+    [BENCH_REDUCE_SCATTER] = {"reduce_scatter", "REDUCE_SCATTER", 1, 1, 0},
+    [BENCH_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block",
+                                    "REDUCE_SCATTER_BLOCK", 1, 1, 0},
+    [BENCH_BARRIER] = {"barrier", "BARRIER", 0, 0, 0},
+    [BENCH_SCAN] = {"scan", "SCAN", 1, 0, 0},
+    [BENCH_EXSCAN] = {"exscan", "EXSCAN", 1, 0, 0},
 };
 
 typedef struct {
-    int coll;                   /* BENCH_* */
-    long long min, max;         /* -m, bytes per rank */
-    long long iters, warmup;    /* -i, -x */
-    int rounds;                 /* -r */
-    const char *algorithm;      /* -a, NULL if not given */
-    int help;                   /* -h */
+    int coll;                /* BENCH_* */
+    long long min, max;      /* -m, bytes per rank */
+    long long iters, warmup; /* -i, -x */
+    int rounds;              /* -r */
+    const char *algorithm;   /* -a, NULL if not given */
+    int help;                /* -h */
 } options_t;
 
 /* One benchmark run: communicator, buffers, the current message size. */
@@ -88,8 +100,8 @@ typedef struct {
     MPI_Comm comm;
     MPI_Datatype dt;
     char *sbuf, *rbuf;
-    int *counts, *displs;       /* v-variants: equal counts, i * count */
-    int count;                  /* elements per rank block */
+    int *counts, *displs; /* v-variants: equal counts, i * count */
+    int count;            /* elements per rank block */
 } bench_t;
 
 /* ------------------------------------------------------------ options */
@@ -98,16 +110,18 @@ static void usage(FILE *f)
 {
     int i, col = 28;
 
-    fprintf(f,
-"Usage: ch4coll-bench [options]\n"
-"Time the host MPI's collective (PMPI_Xxx) and ch4coll's (MPI_Xxx) in one\n"
-"run and print both latencies and their ratio, per message size.\n"
-"\n"
-"Options:\n"
-"  -c, --collective COLL     collective to time (default allreduce):\n"
-"                            ");
+    fprintf(
+        f,
+        "Usage: ch4coll-bench [options]\n"
+        "Time the host MPI's collective (PMPI_Xxx) and ch4coll's (MPI_Xxx) in "
+        "one\n"
+        "run and print both latencies and their ratio, per message size.\n"
+        "\n"
+        "Options:\n"
+        "  -c, --collective COLL     collective to time (default allreduce):\n"
+        "                            ");
     for (i = 0; i < BENCH_NCOLL; i++) {
-        int w = (int) strlen(colls[i].name) + 2;       /* name + ", " */
+        int w = (int) strlen(colls[i].name) + 2; /* name + ", " */
         if (i > 0 && col + w > 78) {
             fprintf(f, ",\n%28s", "");
             col = 28;
@@ -118,42 +132,59 @@ static void usage(FILE *f)
         col += w;
     }
     fprintf(f, "\n");
-    fprintf(f,
-"  -m, --message-size MIN:MAX\n"
-"                            bytes per rank, doubling from MIN (0 is\n"
-"                            followed by 1); N alone means N:N; MAX at\n"
-"                            most %lld (default 8:1048576)\n"
-"  -i, --iterations ITERS    timed calls per loop (default 1000); above\n"
-"                            %d bytes: max(%d, ITERS * %d / size), never\n"
-"                            more than ITERS\n"
-"  -x, --warmup WARMUP       untimed calls before each timed loop, at every\n"
-"                            size (default 100)\n"
-"  -r, --rounds ROUNDS       rounds per size, at most %d (default 5)\n"
-"  -a, --algorithm NAME[:k=v,...]\n"
-"                            force ch4coll's algorithm: sets\n"
-"                            MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM before\n"
-"                            MPI_Init; NAME is auto or one of COLL's\n"
-"                            algorithms (ch4coll-info lists them, a bad\n"
-"                            name or k=v is rejected)\n"
-"  -h, --help                print this text\n"
-"\n"
-"Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan and\n"
-"exscan use MPI_FLOAT and MPI_SUM with count = size / 4 (0 below 4\n"
-"bytes); the other collectives use MPI_CHAR with count = size per rank\n"
-"block.  v-variants use equal counts and displacements i * count; rooted\n"
-"collectives use root 0.  barrier ignores -m and prints one row, size 0.\n"
-"\n"
-"Method: per size, ROUNDS rounds; a round runs warmup + timed loop of the\n"
-"native collective and of the ch4coll collective, in alternating order,\n"
-"each timed loop after a barrier.  A round's value is the mean over ranks\n"
-"of (t1 - t0) / iterations.  Native(us) and ch4coll(us) are medians over\n"
-"rounds, Ratio = ch4coll / native, the -min columns are minima over\n"
-"rounds.  A '#   -> ' line after a row shows ch4coll's decision when it\n"
-"changed from the previous size.\n"
-"\n"
-"Exit status: 0 on success, 2 for a bad option, 1 for a runtime error.\n",
-            BENCH_MAX_SIZE, BENCH_LARGE, BENCH_LARGE_MIN_ITERS, BENCH_LARGE,
-            BENCH_MAX_ROUNDS);
+    fprintf(
+        f,
+        "  -m, --message-size MIN:MAX\n"
+        "                            bytes per rank, doubling from MIN (0 is\n"
+        "                            followed by 1); N alone means N:N; MAX "
+        "at\n"
+        "                            most %lld (default 8:1048576)\n"
+        "  -i, --iterations ITERS    timed calls per loop (default 1000); "
+        "above\n"
+        "                            %d bytes: max(%d, ITERS * %d / size), "
+        "never\n"
+        "                            more than ITERS\n"
+        "  -x, --warmup WARMUP       untimed calls before each timed loop, at "
+        "every\n"
+        "                            size (default 100)\n"
+        "  -r, --rounds ROUNDS       rounds per size, at most %d (default 5)\n"
+        "  -a, --algorithm NAME[:k=v,...]\n"
+        "                            force ch4coll's algorithm: sets\n"
+        "                            MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM "
+        "before\n"
+        "                            MPI_Init; NAME is auto or one of COLL's\n"
+        "                            algorithms (ch4coll-info lists them, a "
+        "bad\n"
+        "                            name or k=v is rejected)\n"
+        "  -h, --help                print this text\n"
+        "\n"
+        "Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan "
+        "and\n"
+        "exscan use MPI_FLOAT and MPI_SUM with count = size / 4 (0 below 4\n"
+        "bytes); the other collectives use MPI_CHAR with count = size per "
+        "rank\n"
+        "block.  v-variants use equal counts and displacements i * count; "
+        "rooted\n"
+        "collectives use root 0.  barrier ignores -m and prints one row, size "
+        "0.\n"
+        "\n"
+        "Method: per size, ROUNDS rounds; a round runs warmup + timed loop of "
+        "the\n"
+        "native collective and of the ch4coll collective, in alternating "
+        "order,\n"
+        "each timed loop after a barrier.  A round's value is the mean over "
+        "ranks\n"
+        "of (t1 - t0) / iterations.  Native(us) and ch4coll(us) are medians "
+        "over\n"
+        "rounds, Ratio = ch4coll / native, the -min columns are minima over\n"
+        "rounds.  A '#   -> ' line after a row shows ch4coll's decision when "
+        "it\n"
+        "changed from the previous size.\n"
+        "\n"
+        "Exit status: 0 on success, 2 for a bad option, 1 for a runtime "
+        "error.\n",
+        BENCH_MAX_SIZE, BENCH_LARGE, BENCH_LARGE_MIN_ITERS, BENCH_LARGE,
+        BENCH_MAX_ROUNDS);
 }
 
 /* Strict decimal integer in [min, max]: no sign games, no trailing text. */
@@ -209,9 +240,9 @@ static int find_algorithm(int coll, const char *name,
     int i, n = ch4coll_algorithm_count();
 
     for (i = 0; i < n; i++)
-        if (ch4coll_algorithm_info(i, info) == 0
-            && strcmp(info->collective, colls[coll].name) == 0
-            && strcmp(info->name, name) == 0)
+        if (ch4coll_algorithm_info(i, info) == 0 &&
+            strcmp(info->collective, colls[coll].name) == 0 &&
+            strcmp(info->name, name) == 0)
             return i;
     return -1;
 }
@@ -224,10 +255,10 @@ static void list_algorithms(int coll, char *err, size_t len)
 
     used += (size_t) snprintf(err + used, len - used, "; valid: auto");
     for (i = 0; i < n && used < len; i++)
-        if (ch4coll_algorithm_info(i, &info) == 0
-            && strcmp(info.collective, colls[coll].name) == 0)
-            used += (size_t) snprintf(err + used, len - used, ", %s",
-                                      info.name);
+        if (ch4coll_algorithm_info(i, &info) == 0 &&
+            strcmp(info.collective, colls[coll].name) == 0)
+            used +=
+                (size_t) snprintf(err + used, len - used, ", %s", info.name);
 }
 
 /* One "k=v" of an -a value against the catalog entry. */
@@ -243,18 +274,17 @@ static int check_param(const ch4coll_algorithm_info_t *info, char *kv,
     for (i = 0; eq && i < info->nparams; i++) {
         if (strcmp(info->param_names[i], kv) != 0)
             continue;
-        if (parse_num(eq + 1, info->param_min[i], info->param_max[i], &v)
-            == 0)
+        if (parse_num(eq + 1, info->param_min[i], info->param_max[i], &v) == 0)
             return 0;
-        snprintf(err, len, "parameter %s of %s: '%s' is not an integer in "
-                 "[%lld, %lld]", kv, info->name, eq + 1,
-                 (long long) info->param_min[i],
+        snprintf(err, len,
+                 "parameter %s of %s: '%s' is not an integer in "
+                 "[%lld, %lld]",
+                 kv, info->name, eq + 1, (long long) info->param_min[i],
                  (long long) info->param_max[i]);
         return -1;
     }
     if (!eq)
-        snprintf(err, len, "parameter '%s' of %s is not k=v", kv,
-                 info->name);
+        snprintf(err, len, "parameter '%s' of %s is not k=v", kv, info->name);
     else
         snprintf(err, len, "%s has no parameter '%s'%s", info->name, kv,
                  info->nparams ? "; valid:" : " (it takes none)");
@@ -267,8 +297,7 @@ static int check_param(const ch4coll_algorithm_info_t *info, char *kv,
 
 /* NAME[:k=v,...] checked against ch4coll's public algorithm catalog, so a
  * typo stops the benchmark instead of silently timing the default. */
-static int check_algorithm(int coll, const char *value, char *err,
-                           size_t len)
+static int check_algorithm(int coll, const char *value, char *err, size_t len)
 {
     ch4coll_algorithm_info_t info;
     char buf[256], *colon, *kv, *next;
@@ -284,8 +313,7 @@ static int check_algorithm(int coll, const char *value, char *err,
     if (strcmp(buf, "auto") == 0 && !colon)
         return 0;
     if (find_algorithm(coll, buf, &info) < 0) {
-        snprintf(err, len, "unknown %s algorithm '%s'", colls[coll].name,
-                 buf);
+        snprintf(err, len, "unknown %s algorithm '%s'", colls[coll].name, buf);
         list_algorithms(coll, err, len);
         return -1;
     }
@@ -314,8 +342,10 @@ static int parse_value(int opt, const char *arg, options_t *o, char *err,
     case 'm':
         rc = parse_sizes(arg, o);
         if (rc != 0)
-            snprintf(err, len, "-m '%s': expected MIN:MAX or N, 0 <= MIN "
-                     "<= MAX <= %lld", arg, BENCH_MAX_SIZE);
+            snprintf(err, len,
+                     "-m '%s': expected MIN:MAX or N, 0 <= MIN "
+                     "<= MAX <= %lld",
+                     arg, BENCH_MAX_SIZE);
         return rc;
     case 'i':
     case 'x':
@@ -328,8 +358,8 @@ static int parse_value(int opt, const char *arg, options_t *o, char *err,
     case 'r':
         rc = parse_num(arg, 1, BENCH_MAX_ROUNDS, &v);
         if (rc != 0)
-            snprintf(err, len, "-r '%s': expected an integer in [1, %d]",
-                     arg, BENCH_MAX_ROUNDS);
+            snprintf(err, len, "-r '%s': expected an integer in [1, %d]", arg,
+                     BENCH_MAX_ROUNDS);
         o->rounds = (int) v;
         return rc;
     case 'a':
@@ -344,15 +374,14 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
                          size_t len)
 {
     static const struct option longopts[] = {
-        { "collective", required_argument, NULL, 'c' },
-        { "message-size", required_argument, NULL, 'm' },
-        { "iterations", required_argument, NULL, 'i' },
-        { "warmup", required_argument, NULL, 'x' },
-        { "rounds", required_argument, NULL, 'r' },
-        { "algorithm", required_argument, NULL, 'a' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
+        {"collective", required_argument, NULL, 'c'},
+        {"message-size", required_argument, NULL, 'm'},
+        {"iterations", required_argument, NULL, 'i'},
+        {"warmup", required_argument, NULL, 'x'},
+        {"rounds", required_argument, NULL, 'r'},
+        {"algorithm", required_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int opt;
 
     o->coll = BENCH_ALLREDUCE;
@@ -364,14 +393,14 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     o->algorithm = NULL;
     o->help = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:h", longopts,
-                              NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:h", longopts, NULL)) !=
+           -1) {
         if (opt == 'h') {
             o->help = 1;
         } else if (opt == ':' || opt == '?') {
-            char name[3] = { '-', (char) optopt, '\0' };
-            snprintf(err, len, "%s '%s' (see --help)", opt == ':'
-                     ? "missing value for option" : "unknown option",
+            char name[3] = {'-', (char) optopt, '\0'};
+            snprintf(err, len, "%s '%s' (see --help)",
+                     opt == ':' ? "missing value for option" : "unknown option",
                      optopt ? name : argv[optind - 1]);
             return -1;
         } else if (parse_value(opt, optarg, o, err, len) != 0) {
@@ -394,7 +423,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
 static int alloc_buffers(bench_t *b, const options_t *o)
 {
     const coll_desc_t *d = &colls[b->coll];
-    size_t blk = (size_t) o->max;       /* MPI_FLOAT: max / 4 * 4 <= max */
+    size_t blk = (size_t) o->max; /* MPI_FLOAT: max / 4 * 4 <= max */
     size_t sbytes = (d->send_p ? (size_t) b->p : 1) * blk;
     size_t rbytes = (d->recv_p ? (size_t) b->p : 1) * blk;
     size_t i;
@@ -451,48 +480,48 @@ static int call_coll(const bench_t *b, int native)
         return native ? PMPI_Bcast(s, n, t, 0, cm) : MPI_Bcast(s, n, t, 0, cm);
     case BENCH_REDUCE:
         return native ? PMPI_Reduce(s, r, n, t, MPI_SUM, 0, cm)
-            : MPI_Reduce(s, r, n, t, MPI_SUM, 0, cm);
+                      : MPI_Reduce(s, r, n, t, MPI_SUM, 0, cm);
     case BENCH_ALLREDUCE:
         return native ? PMPI_Allreduce(s, r, n, t, MPI_SUM, cm)
-            : MPI_Allreduce(s, r, n, t, MPI_SUM, cm);
+                      : MPI_Allreduce(s, r, n, t, MPI_SUM, cm);
     case BENCH_ALLGATHER:
         return native ? PMPI_Allgather(s, n, t, r, n, t, cm)
-            : MPI_Allgather(s, n, t, r, n, t, cm);
+                      : MPI_Allgather(s, n, t, r, n, t, cm);
     case BENCH_ALLGATHERV:
         return native ? PMPI_Allgatherv(s, n, t, r, cn, ds, t, cm)
-            : MPI_Allgatherv(s, n, t, r, cn, ds, t, cm);
+                      : MPI_Allgatherv(s, n, t, r, cn, ds, t, cm);
     case BENCH_ALLTOALL:
         return native ? PMPI_Alltoall(s, n, t, r, n, t, cm)
-            : MPI_Alltoall(s, n, t, r, n, t, cm);
+                      : MPI_Alltoall(s, n, t, r, n, t, cm);
     case BENCH_ALLTOALLV:
         return native ? PMPI_Alltoallv(s, cn, ds, t, r, cn, ds, t, cm)
-            : MPI_Alltoallv(s, cn, ds, t, r, cn, ds, t, cm);
+                      : MPI_Alltoallv(s, cn, ds, t, r, cn, ds, t, cm);
     case BENCH_GATHER:
         return native ? PMPI_Gather(s, n, t, r, n, t, 0, cm)
-            : MPI_Gather(s, n, t, r, n, t, 0, cm);
+                      : MPI_Gather(s, n, t, r, n, t, 0, cm);
     case BENCH_GATHERV:
         return native ? PMPI_Gatherv(s, n, t, r, cn, ds, t, 0, cm)
-            : MPI_Gatherv(s, n, t, r, cn, ds, t, 0, cm);
+                      : MPI_Gatherv(s, n, t, r, cn, ds, t, 0, cm);
     case BENCH_SCATTER:
         return native ? PMPI_Scatter(s, n, t, r, n, t, 0, cm)
-            : MPI_Scatter(s, n, t, r, n, t, 0, cm);
+                      : MPI_Scatter(s, n, t, r, n, t, 0, cm);
     case BENCH_SCATTERV:
         return native ? PMPI_Scatterv(s, cn, ds, t, r, n, t, 0, cm)
-            : MPI_Scatterv(s, cn, ds, t, r, n, t, 0, cm);
+                      : MPI_Scatterv(s, cn, ds, t, r, n, t, 0, cm);
     case BENCH_REDUCE_SCATTER:
         return native ? PMPI_Reduce_scatter(s, r, cn, t, MPI_SUM, cm)
-            : MPI_Reduce_scatter(s, r, cn, t, MPI_SUM, cm);
+                      : MPI_Reduce_scatter(s, r, cn, t, MPI_SUM, cm);
     case BENCH_REDUCE_SCATTER_BLOCK:
         return native ? PMPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, cm)
-            : MPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, cm);
+                      : MPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, cm);
     case BENCH_BARRIER:
         return native ? PMPI_Barrier(cm) : MPI_Barrier(cm);
     case BENCH_SCAN:
         return native ? PMPI_Scan(s, r, n, t, MPI_SUM, cm)
-            : MPI_Scan(s, r, n, t, MPI_SUM, cm);
+                      : MPI_Scan(s, r, n, t, MPI_SUM, cm);
     case BENCH_EXSCAN:
         return native ? PMPI_Exscan(s, r, n, t, MPI_SUM, cm)
-            : MPI_Exscan(s, r, n, t, MPI_SUM, cm);
+                      : MPI_Exscan(s, r, n, t, MPI_SUM, cm);
     }
     return MPI_ERR_OTHER;
 }
@@ -532,8 +561,8 @@ static int probe_decision(const bench_t *b, char *out, size_t len)
     ch4coll_get_stats(&before);
     rc = call_coll(b, 0);
     ch4coll_get_stats(&after);
-    if (after.cache_hits + after.cache_misses
-        != before.cache_hits + before.cache_misses)
+    if (after.cache_hits + after.cache_misses !=
+        before.cache_hits + before.cache_misses)
         snprintf(out, len, "%s", ch4coll_last_decision());
     else
         snprintf(out, len, "%s: host MPI (call not taken by ch4coll)",
@@ -587,7 +616,7 @@ static int run_rounds(const bench_t *b, const options_t *o, long long size,
 
     for (r = 0; r < o->rounds; r++) {
         for (k = 0; k < 2; k++) {
-            int native = (r + k) % 2 == 0;     /* even rounds: native 1st */
+            int native = (r + k) % 2 == 0; /* even rounds: native 1st */
             double v = time_loop(b, native, o->warmup, iters);
             if (v < 0)
                 return -1;
@@ -646,14 +675,15 @@ static int run_all(bench_t *b, const options_t *o)
     for (; rc == 0 && size <= max; size = size ? 2 * size : 1) {
         set_size(b, size);
         rc = probe_decision(b, decision, sizeof decision) == MPI_SUCCESS
-            ? run_rounds(b, o, size, nat, c4c) : -1;
+                 ? run_rounds(b, o, size, nat, c4c)
+                 : -1;
         if (rc != 0 || b->rank != 0)
             continue;
         if (!prev[0])
             print_header(b, o, decision);
         print_row(size, nat, c4c, o->rounds);
-        if (prev[0] && strcmp(decision_algorithm(decision),
-                              decision_algorithm(prev)) != 0)
+        if (prev[0] &&
+            strcmp(decision_algorithm(decision), decision_algorithm(prev)) != 0)
             printf("#   -> %s\n", decision);
         snprintf(prev, sizeof prev, "%s", decision);
         fflush(stdout);
@@ -672,16 +702,19 @@ static int setup(bench_t *b, const options_t *o)
 
     if ((d->send_p || d->recv_p) && o->max > INT_MAX / b->p) {
         if (b->rank == 0)
-            fprintf(stderr, "ch4coll-bench: -m MAX %lld is too large for %s "
-                    "at p=%d (p * MAX must be at most %d)\n", o->max,
-                    d->name, b->p, INT_MAX);
+            fprintf(stderr,
+                    "ch4coll-bench: -m MAX %lld is too large for %s "
+                    "at p=%d (p * MAX must be at most %d)\n",
+                    o->max, d->name, b->p, INT_MAX);
         return 2;
     }
     ok = alloc_buffers(b, o) == 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, b->comm);
     if (!all_ok && b->rank == 0)
-        fprintf(stderr, "ch4coll-bench: out of memory allocating buffers "
-                "for %lld bytes per rank\n", o->max);
+        fprintf(stderr,
+                "ch4coll-bench: out of memory allocating buffers "
+                "for %lld bytes per rank\n",
+                o->max);
     return all_ok ? 0 : 1;
 }
 

@@ -40,10 +40,9 @@ static void list_algorithms(void)
         size_t used = 0;
         ch4coll_algorithm_info(i, &in);
         for (j = 0; j < in.nparams && used < sizeof params; j++)
-            used += (size_t) snprintf(params + used, sizeof params - used,
-                                      "%s%s=%lld", j ? "," : "",
-                                      in.param_names[j],
-                                      (long long) in.param_defaults[j]);
+            used += (size_t) snprintf(
+                params + used, sizeof params - used, "%s%s=%lld", j ? "," : "",
+                in.param_names[j], (long long) in.param_defaults[j]);
         printf("%-21s %-20s %-28s %s%s\n", in.collective, in.name, params,
                in.description, in.commutative_only ? " [commutative ops]" : "");
     }

@@ -17,15 +17,15 @@
 
 typedef struct {
     int is_send;
-    int rank, peer, tag;        /* owner, other side, absolute tag */
+    int rank, peer, tag; /* owner, other side, absolute tag */
     void *buf;
     size_t count;
     MPI_Datatype dt;
     int done;
     int matched;
-    void *eager;                /* packed copy of an eager send */
+    void *eager; /* packed copy of an eager send */
     size_t bytes;
-    int next;                   /* next message in the destination FIFO */
+    int next; /* next message in the destination FIFO */
 } loop_req_t;
 
 typedef struct {
@@ -38,7 +38,7 @@ struct ch4coll_loop {
     loop_ctx_t *ctx;
     loop_req_t *req;
     int nreq, cap;
-    int *head, *tail;           /* unmatched messages per destination */
+    int *head, *tail; /* unmatched messages per destination */
     char *err;
     size_t errlen;
     size_t nmsgs, nbytes;
@@ -162,13 +162,13 @@ static int new_req(ch4coll_loop_t *w, int is_send, int rank, void *buf,
     return w->nreq++;
 }
 
-static int loop_isend(void *ctx, const void *buf, size_t count,
-                      MPI_Datatype dt, int peer, int tag, void *req)
+static int loop_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                      int peer, int tag, void *req)
 {
     loop_ctx_t *c = ctx;
     ch4coll_loop_t *w = c->w;
-    int id = new_req(w, 1, c->rank, (void *) (uintptr_t) buf, count, dt,
-                     peer, tag);
+    int id =
+        new_req(w, 1, c->rank, (void *) (uintptr_t) buf, count, dt, peer, tag);
     loop_req_t *q;
 
     if (id < 0)
@@ -219,8 +219,8 @@ static int try_match(ch4coll_loop_t *w, loop_req_t *r)
     if (s->bytes != r->bytes) {
         snprintf(w->err, w->errlen,
                  "size mismatch: rank %d sends %zu bytes to rank %d (tag %d), "
-                 "which expects %zu", s->rank, s->bytes, r->rank, r->tag,
-                 r->bytes);
+                 "which expects %zu",
+                 s->rank, s->bytes, r->rank, r->tag, r->bytes);
         return CH4COLL_ERR_PROTOCOL;
     }
     /* unlink */
@@ -273,9 +273,8 @@ static int loop_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 const ch4coll_transport_t ch4coll_transport_loop = {
-    "loop", sizeof(int32_t), loop_isend, loop_irecv, loop_testsome,
-    loop_reduce
-};
+    "loop",     sizeof(int32_t), loop_isend,
+    loop_irecv, loop_testsome,   loop_reduce};
 
 /* Describe what every unfinished rank waits for. */
 static void report_deadlock(ch4coll_loop_t *w, ch4coll_sched_t **s)
@@ -289,8 +288,8 @@ static void report_deadlock(ch4coll_loop_t *w, ch4coll_sched_t **s)
         for (i = 0; i < s[r]->nact && used + 80 < w->errlen; i++) {
             const ch4coll_vtx_t *v = &s[r]->vtx[s[r]->act[i]];
             used += (size_t) snprintf(w->err + used, w->errlen - used,
-                                      "; rank %d waits in %s %s %d tag %d",
-                                      r, ch4coll_vkind_name(v->kind),
+                                      "; rank %d waits in %s %s %d tag %d", r,
+                                      ch4coll_vkind_name(v->kind),
                                       v->kind == CH4COLL_V_SEND ? "to" : "from",
                                       v->peer, v->tag);
         }

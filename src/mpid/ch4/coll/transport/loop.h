@@ -28,8 +28,8 @@ void *ch4coll_loop_ctx(ch4coll_loop_t *w, int r);
 
 /* Progress the p started schedules (NULL entries are ranks without work)
  * until all are done.  On failure err holds a description. */
-int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **scheds,
-                     char *err, size_t errlen);
+int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **scheds, char *err,
+                     size_t errlen);
 
 /* Messages and bytes moved so far (for cost summaries). */
 size_t ch4coll_loop_messages(const ch4coll_loop_t *w);

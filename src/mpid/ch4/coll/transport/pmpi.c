@@ -13,14 +13,15 @@
 
 #include "../util/util.h"
 
-static int pmpi_isend(void *ctx, const void *buf, size_t count,
-                      MPI_Datatype dt, int peer, int tag, void *req)
+static int pmpi_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                      int peer, int tag, void *req)
 {
     if (count > INT_MAX)
         return CH4COLL_ERR_COUNT;
     return PMPI_Isend(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
                       (MPI_Request *) req) == MPI_SUCCESS
-        ? CH4COLL_OK : CH4COLL_ERR_MPI;
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
 }
 
 static int pmpi_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
@@ -30,7 +31,8 @@ static int pmpi_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
         return CH4COLL_ERR_COUNT;
     return PMPI_Irecv(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
                       (MPI_Request *) req) == MPI_SUCCESS
-        ? CH4COLL_OK : CH4COLL_ERR_MPI;
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
 }
 
 static int pmpi_testsome(void *ctx, int n, void *reqs, int *ndone, int *done)
@@ -57,7 +59,8 @@ int ch4coll_reduce_local(const void *in, void *inout, size_t count,
     if (count > INT_MAX)
         return CH4COLL_ERR_COUNT;
     return PMPI_Reduce_local(in, inout, (int) count, dt, op) == MPI_SUCCESS
-        ? CH4COLL_OK : CH4COLL_ERR_MPI;
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
 }
 
 static int pmpi_reduce(void *ctx, const void *in, void *inout, size_t count,
@@ -77,12 +80,12 @@ int ch4coll_typed_copy(const void *src, void *dst, size_t count,
     if (count > INT_MAX)
         return CH4COLL_ERR_COUNT;
     /* MPI moves exactly the type map; a self sendrecv is its typed copy */
-    return PMPI_Sendrecv(src, (int) count, dt, 0, 0, dst, (int) count, dt, 0,
-                         0, MPI_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS
-        ? CH4COLL_OK : CH4COLL_ERR_MPI;
+    return PMPI_Sendrecv(src, (int) count, dt, 0, 0, dst, (int) count, dt, 0, 0,
+                         MPI_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
 }
 
 const ch4coll_transport_t ch4coll_transport_pmpi = {
-    "pmpi", sizeof(MPI_Request), pmpi_isend, pmpi_irecv, pmpi_testsome,
-    pmpi_reduce
-};
+    "pmpi",     sizeof(MPI_Request), pmpi_isend,
+    pmpi_irecv, pmpi_testsome,       pmpi_reduce};

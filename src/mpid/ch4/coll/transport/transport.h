@@ -23,15 +23,15 @@ typedef struct ch4coll_transport ch4coll_transport_t;
 
 struct ch4coll_transport {
     const char *name;
-    size_t req_size;            /* bytes of one request slot */
+    size_t req_size; /* bytes of one request slot */
 
     /* Post a send/receive of count elements of dt; write the request into
      * *req.  ctx is the transport's per-run context (the communicator for
      * pmpi, the rank's mailbox for loop). */
     int (*isend)(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
                  int peer, int tag, void *req);
-    int (*irecv)(void *ctx, void *buf, size_t count, MPI_Datatype dt,
-                 int peer, int tag, void *req);
+    int (*irecv)(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer,
+                 int tag, void *req);
 
     /* Test n requests stored contiguously at reqs; store the indices of the
      * completed ones in done[] and their number in *ndone.  Completed slots

@@ -54,15 +54,24 @@ void ch4coll_free(void *p)
 const char *ch4coll_strerror(int status)
 {
     switch (status) {
-    case CH4COLL_OK: return "success";
-    case CH4COLL_ERR_NOMEM: return "out of memory";
-    case CH4COLL_ERR_ARG: return "invalid argument";
-    case CH4COLL_ERR_MPI: return "MPI call failed";
-    case CH4COLL_ERR_DEADLOCK: return "deadlock: no vertex can progress";
-    case CH4COLL_ERR_PROTOCOL: return "unmatched or leftover messages";
-    case CH4COLL_ERR_INAPPLICABLE: return "algorithm does not apply";
-    case CH4COLL_ERR_COUNT: return "count too large for the transport";
-    default: return "unknown error";
+    case CH4COLL_OK:
+        return "success";
+    case CH4COLL_ERR_NOMEM:
+        return "out of memory";
+    case CH4COLL_ERR_ARG:
+        return "invalid argument";
+    case CH4COLL_ERR_MPI:
+        return "MPI call failed";
+    case CH4COLL_ERR_DEADLOCK:
+        return "deadlock: no vertex can progress";
+    case CH4COLL_ERR_PROTOCOL:
+        return "unmatched or leftover messages";
+    case CH4COLL_ERR_INAPPLICABLE:
+        return "algorithm does not apply";
+    case CH4COLL_ERR_COUNT:
+        return "count too large for the transport";
+    default:
+        return "unknown error";
     }
 }
 

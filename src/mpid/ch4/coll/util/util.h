@@ -16,13 +16,13 @@
  * entry layer turns them into MPI error classes. */
 enum {
     CH4COLL_OK = 0,
-    CH4COLL_ERR_NOMEM = -1,     /* allocation failed */
-    CH4COLL_ERR_ARG = -2,       /* bad argument or parameter */
-    CH4COLL_ERR_MPI = -3,       /* the transport's MPI call failed */
-    CH4COLL_ERR_DEADLOCK = -4,  /* loop transport: nothing can progress */
-    CH4COLL_ERR_PROTOCOL = -5,  /* loop transport: unmatched/leftover msgs */
+    CH4COLL_ERR_NOMEM = -1,        /* allocation failed */
+    CH4COLL_ERR_ARG = -2,          /* bad argument or parameter */
+    CH4COLL_ERR_MPI = -3,          /* the transport's MPI call failed */
+    CH4COLL_ERR_DEADLOCK = -4,     /* loop transport: nothing can progress */
+    CH4COLL_ERR_PROTOCOL = -5,     /* loop transport: unmatched/leftover msgs */
     CH4COLL_ERR_INAPPLICABLE = -6, /* algorithm does not apply to the call */
-    CH4COLL_ERR_COUNT = -7      /* a count does not fit the transport */
+    CH4COLL_ERR_COUNT = -7         /* a count does not fit the transport */
 };
 
 const char *ch4coll_strerror(int status);
@@ -36,8 +36,12 @@ uint64_t ch4coll_alloc_calls(void);
 
 /* Log levels: 0 errors and warnings (always), 1 decisions once, 2 every
  * call, 3 debugging. */
-enum { CH4COLL_LOG_WARN = 0, CH4COLL_LOG_INFO = 1, CH4COLL_LOG_CALL = 2,
-       CH4COLL_LOG_DEBUG = 3 };
+enum {
+    CH4COLL_LOG_WARN = 0,
+    CH4COLL_LOG_INFO = 1,
+    CH4COLL_LOG_CALL = 2,
+    CH4COLL_LOG_DEBUG = 3
+};
 
 extern int ch4coll_log_level;
 /* Rank printed in the log prefix (set by the entry layer). */
