@@ -18,6 +18,13 @@ extern "C" {
 
 #define CH4COLL_VERSION "0.1.0"
 
+/* The library is built with hidden visibility; these are its exports. */
+#if defined(__GNUC__)
+#define CH4COLL_API __attribute__((visibility("default")))
+#else
+#define CH4COLL_API
+#endif
+
 /* Process-wide counters. */
 typedef struct {
     uint64_t alloc_calls;  /* allocations made by the library so far */
@@ -26,8 +33,8 @@ typedef struct {
     uint64_t cache_hits, cache_misses, cache_evictions;
 } ch4coll_stats_t;
 
-const char *ch4coll_version(void);
-void ch4coll_get_stats(ch4coll_stats_t *out);
+CH4COLL_API const char *ch4coll_version(void);
+CH4COLL_API void ch4coll_get_stats(ch4coll_stats_t *out);
 
 /* The algorithm catalog: entries 0 .. ch4coll_algorithm_count()-1. */
 typedef struct {
@@ -40,8 +47,8 @@ typedef struct {
     int64_t param_defaults[4], param_min[4], param_max[4];
 } ch4coll_algorithm_info_t;
 
-int ch4coll_algorithm_count(void);
-int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out);
+CH4COLL_API int ch4coll_algorithm_count(void);
+CH4COLL_API int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out);
 
 /* The CVARs: entries 0 .. ch4coll_cvar_count()-1 (the per-collective
  * MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM is one entry). */
@@ -52,25 +59,25 @@ typedef struct {
     const char *description;
 } ch4coll_cvar_info_t;
 
-int ch4coll_cvar_count(void);
-int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out);
+CH4COLL_API int ch4coll_cvar_count(void);
+CH4COLL_API int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out);
 
 /* Explain the decision for a call shape under the current environment:
  * spec "coll=allreduce,comm_size=96,bytes=1048576[,commutative=0]
  * [,inplace=1][,root=R]"; writes one line into out.  Returns 0 or -1 with
  * the error in out. */
-int ch4coll_explain(const char *spec, char *out, size_t outlen);
+CH4COLL_API int ch4coll_explain(const char *spec, char *out, size_t outlen);
 
 /* The last decision made on this process, e.g.
  * "allreduce count=1 bytes=8 p=2: recursive_doubling (default)". */
-const char *ch4coll_last_decision(void);
+CH4COLL_API const char *ch4coll_last_decision(void);
 
 /* Build the schedule of one algorithm for every rank of a p-rank
  * communicator, run it in the in-process executor with test data and write
  * it as Graphviz to path ("-" = stdout).  spec: "coll=bcast,algorithm=
  * binomial,p=16[,rank=3][,count=N][,root=R]".  Returns 0 or -1 with a
  * message in err. */
-int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen);
+CH4COLL_API int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -895,14 +895,15 @@ static ch4coll_key_t make_key(int coll, int rcount, const int *v, int p)
     ch4coll_key_t k;
 
     memset(&k, 0, sizeof k);
-    k.coll = coll;
-    k.scount = rcount;
-    k.rcount = rcount;
-    k.stype = MPI_INT;
-    k.rtype = MPI_INT;
-    k.op = MPI_SUM;
-    k.p = p;
+    k.f.coll = coll;
+    k.f.scount = rcount;
+    k.f.rcount = rcount;
+    k.f.stype = MPI_INT;
+    k.f.rtype = MPI_INT;
+    k.f.op = MPI_SUM;
+    k.f.p = p;
     k.v[0] = v;
+    k.f.nv = v != NULL;
     ch4coll_key_hash(&k);
     return k;
 }
@@ -930,19 +931,19 @@ START_TEST(test_cache_lookup)
     ck_assert_ptr_eq(ch4coll_cache_lookup(&c, &k4), e); /* equal copy */
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k2));
     ck_assert_ptr_null(ch4coll_cache_lookup(&c, &k3));
-    k4.root = 1; /* every field is part of the key */
+    k4.f.root = 1; /* every field is part of the key */
     expect_miss(&c, k4);
     k4 = k1;
-    k4.inplace = 1;
+    k4.f.inplace = 1;
     expect_miss(&c, k4);
     k4 = k1;
-    k4.op = MPI_MAX;
+    k4.f.op = MPI_MAX;
     expect_miss(&c, k4);
     k4 = k1;
-    k4.rtype = MPI_DOUBLE;
+    k4.f.rtype = MPI_DOUBLE;
     expect_miss(&c, k4);
     k4 = k1;
-    k4.scount = 9;
+    k4.f.scount = 9;
     expect_miss(&c, k4);
     ck_assert_uint_eq(c.hits, 1);
     ck_assert_uint_eq(c.misses, 8);
@@ -1025,13 +1026,13 @@ START_TEST(test_cache_forget)
     ch4coll_key_t kd = ki, km = ki, ks = ki;
     ch4coll_centry_t *ed, *es;
 
-    kd.rtype = kd.stype = MPI_DOUBLE;
+    kd.f.rtype = kd.f.stype = MPI_DOUBLE;
     ch4coll_key_hash(&kd);
-    km.op = MPI_MAX;
-    km.rtype = km.stype = MPI_DOUBLE;
+    km.f.op = MPI_MAX;
+    km.f.rtype = km.f.stype = MPI_DOUBLE;
     ch4coll_key_hash(&km);
-    ks.coll = CH4COLL_ALLGATHER; /* MPI_INT on the send side only */
-    ks.rtype = MPI_BYTE;
+    ks.f.coll = CH4COLL_ALLGATHER; /* MPI_INT on the send side only */
+    ks.f.rtype = MPI_BYTE;
     ch4coll_key_hash(&ks);
     ch4coll_cache_init(&c, 8);
     ch4coll_cache_insert(&c, &ki);

@@ -24,10 +24,12 @@ static int initialized;
 static int node_size = 1;
 static ch4coll_comm_t *all_states;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread MPI_Comm last_comm = MPI_COMM_NULL;
-static __thread ch4coll_comm_t *last_state;
+/* initial-exec: a plain %fs load instead of a __tls_get_addr call */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS MPI_Comm last_comm = MPI_COMM_NULL;
+static TLS ch4coll_comm_t *last_state;
 static unsigned state_epoch; /* bumped on every free */
-static __thread unsigned last_epoch;
+static TLS unsigned last_epoch;
 
 static void state_free(ch4coll_comm_t *c)
 {

@@ -11,6 +11,8 @@
  */
 #include <mpi.h>
 
+#include "ch4coll.h"
+
 #include "../algos/algo.h"
 #include "../select/config.h"
 #include "../util/util.h"
@@ -29,26 +31,26 @@ static int after_init(int rc)
     return rc;
 }
 
-int MPI_Init(int *argc, char ***argv)
+CH4COLL_API int MPI_Init(int *argc, char ***argv)
 {
     return after_init(PMPI_Init(argc, argv));
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     return after_init(PMPI_Init_thread(argc, argv, required, provided));
 }
 
 /* Cache keys hold datatype and op handles; a freed handle may come back
  * naming something else, so its entries go first. */
-int MPI_Type_free(MPI_Datatype *dt)
+CH4COLL_API int MPI_Type_free(MPI_Datatype *dt)
 {
     if (dt)
         ch4coll_comm_forget(*dt, MPI_OP_NULL);
     return PMPI_Type_free(dt);
 }
 
-int MPI_Op_free(MPI_Op *op)
+CH4COLL_API int MPI_Op_free(MPI_Op *op)
 {
     if (op)
         ch4coll_comm_forget(MPI_DATATYPE_NULL, *op);
@@ -68,7 +70,7 @@ static ch4coll_side_t vside(const void *buf, const int *counts,
     return s;
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_BCAST,
                         comm,
@@ -82,7 +84,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
                                     : PMPI_Bcast(buf, count, dt, root, comm);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                MPI_Op op, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {
@@ -95,7 +97,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {
@@ -108,7 +110,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                : PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm)
 {
@@ -126,7 +128,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                 recvcount, recvtype, comm);
 }
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const int *recvcounts, const int *displs,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -144,7 +146,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                  recvcounts, displs, recvtype, comm);
 }
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Comm comm)
 {
@@ -162,7 +164,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                recvtype, comm);
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
+CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
                   const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
                   const int *recvcounts, const int *rdispls,
                   MPI_Datatype recvtype, MPI_Comm comm)
@@ -181,7 +183,7 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
                                 recvcounts, rdispls, recvtype, comm);
 }
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                MPI_Comm comm)
 {
@@ -199,7 +201,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              recvtype, root, comm);
 }
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, const int *recvcounts, const int *displs,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -217,7 +219,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               displs, recvtype, root, comm);
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
@@ -235,7 +237,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               recvtype, root, comm);
 }
 
-int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -253,7 +255,7 @@ int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                                recvcount, recvtype, root, comm);
 }
 
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        const int *recvcounts, MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm)
 {
@@ -271,7 +273,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                      comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {
@@ -285,7 +287,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                            comm);
 }
 
-int MPI_Barrier(MPI_Comm comm)
+CH4COLL_API int MPI_Barrier(MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_BARRIER,
                         comm,
@@ -298,7 +300,7 @@ int MPI_Barrier(MPI_Comm comm)
     return rc != CH4COLL_RUN_NATIVE ? rc : PMPI_Barrier(comm);
 }
 
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
              MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_SCAN,
@@ -314,7 +316,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                : PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
 }
 
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {

@@ -19,6 +19,8 @@
  */
 #include "run.h"
 
+#include "ch4coll.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -262,35 +264,37 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
 {
     int coll = call->coll, root = is_rooted(coll) && c->rank == call->root;
 
-    memset(k, 0, sizeof *k);
-    k->coll = coll;
-    k->root = is_rooted(coll) ? call->root : 0;
-    k->inplace = in_place(call, c->rank);
-    k->op = call->op;
-    k->p = c->size;
-    k->stype = k->rtype = MPI_DATATYPE_NULL;
+    memset(&k->f, 0, sizeof k->f);     /* padding too: compared bytewise */
+    k->v[0] = k->v[1] = k->v[2] = k->v[3] = NULL;
+    k->f.coll = coll;
+    k->f.root = is_rooted(coll) ? call->root : 0;
+    k->f.inplace = in_place(call, c->rank);
+    k->f.op = call->op;
+    k->f.p = c->size;
+    k->f.stype = k->f.rtype = MPI_DATATYPE_NULL;
     if (ch4coll_coll_is_reduction(coll)) {
-        k->rcount = call->rcv.count;
-        k->rtype = call->rcv.dt;
-        k->v[0] = call->rcv.counts; /* reduce_scatter */
+        k->f.rcount = call->rcv.count;
+        k->f.rtype = call->rcv.dt;
+        k->v[0] = call->rcv.counts;     /* reduce_scatter */
     } else {
-        if (sendtype_significant(coll, root, k->inplace)) {
-            k->scount = call->snd.count;
-            k->stype = call->snd.dt;
+        if (sendtype_significant(coll, root, k->f.inplace)) {
+            k->f.scount = call->snd.count;
+            k->f.stype = call->snd.dt;
             if (call->snd.counts && (coll != CH4COLL_SCATTERV || root)) {
                 k->v[2] = call->snd.counts;
                 k->v[3] = call->snd.displs;
             }
         }
-        if (recvtype_significant(coll, root, k->inplace)) {
-            k->rcount = call->rcv.count;
-            k->rtype = call->rcv.dt;
+        if (recvtype_significant(coll, root, k->f.inplace)) {
+            k->f.rcount = call->rcv.count;
+            k->f.rtype = call->rcv.dt;
             if (call->rcv.counts && (coll != CH4COLL_GATHERV || root)) {
                 k->v[0] = call->rcv.counts;
                 k->v[1] = call->rcv.displs;
             }
         }
     }
+    k->f.nv = !!k->v[0] + !!k->v[1] + !!k->v[2] + !!k->v[3];
 }
 
 static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
@@ -431,6 +435,8 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
         return CH4COLL_ERR_NOMEM;
     e->algo = al;
     e->bind = *io;
+    e->bind.staged = !ch4coll_coll_is_reduction(a->coll) &&
+                     (need_send_stage(io) || need_recv_stage(io));
     memcpy(e->params, params, sizeof params);
     format_decision(e, a, why);
     describe(e);
@@ -484,17 +490,15 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
 {
     const ch4coll_bind_t *io = &e->bind;
     const void *sbuf = call->snd.buf == MPI_IN_PLACE ? NULL : call->snd.buf;
-    void *rbuf = (void *) call->rcv.buf;
+    void *rbuf = call->rcv.buf == MPI_IN_PLACE ? NULL : (void *) call->rcv.buf;
     side_view_t sv, rv;
     int rc;
 
-    if (rbuf == MPI_IN_PLACE)
-        rbuf = NULL;
-    if (!ch4coll_coll_is_reduction(call->coll)) {
+    if (io->staged) {
         views(call, io, c->size, &sv, &rv);
         if (need_send_stage(io)) {
-            if ((rc = move_side(&sv, (void *) sbuf, e->stage[0], 0)) !=
-                CH4COLL_OK)
+            rc = move_side(&sv, (void *) sbuf, e->stage[0], 0);
+            if (rc != CH4COLL_OK)
                 return rc;
             sbuf = e->stage[0];
         }
@@ -510,8 +514,7 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
                              &ch4coll_transport_pmpi, &c->dup);
     if (rc == CH4COLL_OK)
         rc = wait_done(&e->sched, c->yield);
-    if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(call->coll) &&
-        need_recv_stage(io) && io->r_out)
+    if (rc == CH4COLL_OK && io->staged && need_recv_stage(io) && io->r_out)
         rc = move_side(&rv, (void *) call->rcv.buf, e->stage[1], 1);
     return rc;
 }

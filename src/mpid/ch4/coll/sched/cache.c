@@ -47,15 +47,15 @@ void ch4coll_key_hash(ch4coll_key_t *k)
     uint64_t h = 1469598103934665603ULL;
     int i, j;
 
-    h = mix(h, (uint64_t) k->coll | (uint64_t) k->inplace << 8 |
-                   (uint64_t) (uint32_t) k->root << 16);
-    h = mix(h, (uint64_t) (uint32_t) k->scount << 32 | (uint32_t) k->rcount);
-    h = mix(h, (uint64_t) (uintptr_t) k->stype);
-    h = mix(h, (uint64_t) (uintptr_t) k->rtype);
-    h = mix(h, (uint64_t) (uintptr_t) k->op);
+    h = mix(h, (uint64_t) k->f.coll | (uint64_t) k->f.inplace << 8 |
+                   (uint64_t) (uint32_t) k->f.root << 16);
+    h = mix(h, (uint64_t) (uint32_t) k->f.scount << 32 | (uint32_t) k->f.rcount);
+    h = mix(h, (uint64_t) (uintptr_t) k->f.stype);
+    h = mix(h, (uint64_t) (uintptr_t) k->f.rtype);
+    h = mix(h, (uint64_t) (uintptr_t) k->f.op);
     for (j = 0; j < 4; j++)
         if (k->v[j])
-            for (i = 0; i < k->p; i++)
+            for (i = 0; i < k->f.p; i++)
                 h = mix(h, (uint64_t) (uint32_t) k->v[j][i] + (uint64_t) j);
     k->hash = h;
 }
@@ -65,15 +65,13 @@ static int key_equal(const ch4coll_key_t *a, const ch4coll_key_t *b)
 {
     int j;
 
-    if (a->coll != b->coll || a->root != b->root || a->inplace != b->inplace ||
-        a->scount != b->scount || a->rcount != b->rcount ||
-        a->stype != b->stype || a->rtype != b->rtype || a->op != b->op ||
-        a->p != b->p)
+    if (memcmp(&a->f, &b->f, sizeof a->f) != 0)
         return 0;
-    for (j = 0; j < 4; j++) {
+    for (j = 0; a->f.nv > 0 && j < 4; j++) {
         if (!a->v[j] != !b->v[j])
             return 0;
-        if (a->v[j] && memcmp(a->v[j], b->v[j], (size_t) a->p * sizeof(int)))
+        if (a->v[j] &&
+            memcmp(a->v[j], b->v[j], (size_t) a->f.p * sizeof(int)) != 0)
             return 0;
     }
     return 1;
@@ -147,8 +145,8 @@ void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)
     for (; e; e = next) {
         next = e->lnext;
         if ((dt != MPI_DATATYPE_NULL &&
-             (e->key.stype == dt || e->key.rtype == dt)) ||
-            (op != MPI_OP_NULL && e->key.op == op))
+             (e->key.f.stype == dt || e->key.f.rtype == dt)) ||
+            (op != MPI_OP_NULL && e->key.f.op == op))
             evict(c, e);
     }
 }
@@ -165,7 +163,7 @@ ch4coll_centry_t *ch4coll_cache_insert(ch4coll_cache_t *c,
     e->key = *k;
     nv = 0;
     for (j = 0; j < 4; j++)
-        nv += k->v[j] ? (size_t) k->p : 0;
+        nv += k->v[j] ? (size_t) k->f.p : 0;
     if (nv > 0) {
         int *dst = e->vcopy = ch4coll_malloc(nv * sizeof *e->vcopy);
         if (!dst) {
@@ -175,9 +173,9 @@ ch4coll_centry_t *ch4coll_cache_insert(ch4coll_cache_t *c,
         for (j = 0; j < 4; j++) {
             if (!k->v[j])
                 continue;
-            memcpy(dst, k->v[j], (size_t) k->p * sizeof *dst);
+            memcpy(dst, k->v[j], (size_t) k->f.p * sizeof *dst);
             e->key.v[j] = dst;
-            dst += k->p;
+            dst += k->f.p;
         }
     }
     while (c->n >= c->limit && c->oldest)

@@ -24,12 +24,15 @@
  * stay valid keys because MPI_Type_free / MPI_Op_free evict the entries
  * that name them (ch4coll_cache_forget). */
 typedef struct {
-    int coll, root, inplace;
-    int scount, rcount;
-    MPI_Datatype stype, rtype;
-    MPI_Op op;
-    int p;           /* length of each v-array */
-    const int *v[4]; /* rcounts, rdispls, scounts, sdispls */
+    /* compared as one block: keep these together and padding-free */
+    struct {
+        int coll, root, inplace, p;
+        int scount, rcount;
+        MPI_Datatype stype, rtype;
+        MPI_Op op;
+        int nv;                 /* number of non-NULL v[] */
+    } f;
+    const int *v[4];            /* rcounts, rdispls, scounts, sdispls */
     uint64_t hash;
 } ch4coll_key_t;
 
@@ -42,6 +45,7 @@ typedef struct {
     int r_in, r_out;       /* schedule reads / writes the recv buffer */
     int s_nblk, r_nblk;    /* blocks per side (regular) */
     int s_v, r_v;          /* side described by counts/displs */
+    int staged;    /* some side goes through stage[] */
 } ch4coll_bind_t;
 
 typedef struct ch4coll_centry {
