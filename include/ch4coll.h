@@ -62,11 +62,18 @@ typedef struct {
 CH4COLL_API int ch4coll_cvar_count(void);
 CH4COLL_API int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out);
 
-/* Explain the decision for a call shape under the current environment:
- * spec "coll=allreduce,comm_size=96,bytes=1048576[,commutative=0]
- * [,inplace=1][,root=R]"; writes one line into out.  Returns 0 or -1 with
- * the error in out. */
+/* Explain the decision for a call shape under the current environment (the
+ * CVARs, the tuning file they name or the embedded default), or with
+ * file=F in the spec, under that tuning file: spec
+ * "coll=allreduce,comm_size=96,bytes=1048576[,ppn=8|nodes=N]
+ * [,op=commutative|noncommutative|user][,inplace=1][,root=R][,threaded=1]
+ * [,file=F]".  Writes the tree steps and the decision into out.  Returns 0,
+ * or -1 with the error in out. */
 CH4COLL_API int ch4coll_explain(const char *spec, char *out, size_t outlen);
+
+/* Validate a tuning file: 0 if it loads (warnings are listed in out), -1
+ * with the first error (file:line:column or the JSON path) in out. */
+CH4COLL_API int ch4coll_validate(const char *path, char *out, size_t outlen);
 
 /* The last decision made on this process, e.g.
  * "allreduce count=1 bytes=8 p=2: recursive_doubling (default)". */

@@ -11,6 +11,7 @@
 #include "../algos/algo.h"
 #include "../select/config.h"
 #include "../select/select.h"
+#include "../select/tree.h"
 #include "../util/util.h"
 
 void ch4coll_run_stats(uint64_t *calls, uint64_t *native, uint64_t *hits,
@@ -234,75 +235,151 @@ int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen)
 
 /* --------------------------------------------------------- --explain */
 
-int ch4coll_explain(const char *spec, char *out, size_t outlen)
-{
-    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
-    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
-    char buf[512], *kv, *save = NULL, *eq;
-    ch4coll_args_t a;
-    const ch4coll_algo_t *al;
-    int64_t params[CH4COLL_MAX_PARAMS], v, bytes = 0;
-    size_t *vec;
-    const char *why;
-    int st, i;
+typedef struct {
+    char *out;
+    size_t len, used;
+} textbuf_t;
 
-    memset(&a, 0, sizeof a);
-    a.coll = -1;
-    a.commutative = 1;
+static void append(textbuf_t *b, const char *line)
+{
+    if (b->used < b->len)
+        b->used += (size_t) snprintf(b->out + b->used, b->len - b->used,
+                                     "%s\n", line);
+}
+
+static void trace_line(const char *line, void *ctx)
+{
+    char buf[1100];
+
+    snprintf(buf, sizeof buf, "  %s", line);
+    append(ctx, buf);
+}
+
+static void collect_warning(const char *msg)
+{
+    ch4coll_log(CH4COLL_LOG_WARN, "%s", msg);
+}
+
+/* The key=value spec of --explain into a call shape and communicator. */
+static int explain_spec(const char *spec, ch4coll_args_t *a,
+                        ch4coll_selin_t *comm, int64_t *bytes, char *file,
+                        size_t flen, char *err, size_t len)
+{
+    char buf[512], *kv, *save = NULL, *eq;
+    int64_t v, ppn = 0, nodes = 0;
+
+    memset(a, 0, sizeof *a);
+    memset(comm, 0, sizeof *comm);
+    a->coll = -1;
+    a->commutative = a->op_builtin = 1;
+    *bytes = 0;
+    file[0] = '\0';
     if (strlen(spec) >= sizeof buf) {
-        snprintf(out, outlen, "spec too long");
+        snprintf(err, len, "spec too long");
         return -1;
     }
     strcpy(buf, spec);
     for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         if (!(eq = strchr(kv, '='))) {
-            snprintf(out, outlen, "'%s' is not key=value", kv);
+            snprintf(err, len, "'%s' is not key=value", kv);
             return -1;
         }
         *eq++ = '\0';
         if (strcmp(kv, "coll") == 0) {
-            a.coll = ch4coll_coll_from_name(eq);
-            if (a.coll < 0) {
-                snprintf(out, outlen, "unknown collective '%s'", eq);
+            if ((a->coll = ch4coll_coll_from_name(eq)) < 0) {
+                snprintf(err, len, "unknown collective '%s'", eq);
                 return -1;
             }
             continue;
         }
+        if (strcmp(kv, "op") == 0) {
+            if (strcmp(eq, "noncommutative") && strcmp(eq, "commutative") &&
+                strcmp(eq, "user")) {
+                snprintf(err, len, "op: commutative, noncommutative or user");
+                return -1;
+            }
+            a->commutative = strcmp(eq, "noncommutative") != 0;
+            a->op_builtin = strcmp(eq, "commutative") == 0;
+            continue;
+        }
+        if (strcmp(kv, "file") == 0) {
+            snprintf(file, flen, "%s", eq);
+            continue;
+        }
         if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
-            snprintf(out, outlen, "%s: '%s' is not a non-negative integer", kv,
-                     eq);
+            snprintf(err, len, "%s: '%s' is not a non-negative integer", kv, eq);
             return -1;
         }
         if (strcmp(kv, "comm_size") == 0 || strcmp(kv, "p") == 0)
-            a.size = (int) v;
+            a->size = (int) v;
         else if (strcmp(kv, "bytes") == 0)
-            bytes = v;
-        else if (strcmp(kv, "commutative") == 0)
-            a.commutative = v != 0;
+            *bytes = v;
+        else if (strcmp(kv, "ppn") == 0)
+            ppn = v;
+        else if (strcmp(kv, "nodes") == 0)
+            nodes = v;
         else if (strcmp(kv, "inplace") == 0)
-            a.inplace = v != 0;
+            a->inplace = v != 0;
         else if (strcmp(kv, "root") == 0)
-            a.root = (int) v;
+            a->root = (int) v;
+        else if (strcmp(kv, "threaded") == 0)
+            comm->multi_threaded = v != 0;
         else {
-            snprintf(out, outlen,
-                     "unknown key '%s' (coll, comm_size, bytes, "
-                     "commutative, inplace, root)",
-                     kv);
+            snprintf(err, len, "unknown key '%s' (coll, comm_size, bytes, ppn, "
+                     "nodes, op, inplace, root, threaded, file)", kv);
             return -1;
         }
     }
-    if (a.coll < 0 || a.size < 1 || a.root >= a.size) {
-        snprintf(out, outlen,
-                 "coll= and comm_size= (>= 1, > root) are required");
+    if (a->coll < 0 || a->size < 1 || a->root >= a->size) {
+        snprintf(err, len, "coll= and comm_size= (>= 1, > root) are required");
         return -1;
     }
+    /* locality: consecutive placement of ppn ranks per node */
+    comm->comm_size = a->size;
+    comm->nodes = (int) (nodes ? nodes : ppn ? (a->size + ppn - 1) / ppn : 1);
+    comm->node_consecutive = 1;
+    comm->hierarchy = comm->nodes == a->size ? CH4COLL_HIER_FLAT
+                                             : CH4COLL_HIER_PARENT;
+    return 0;
+}
+
+int ch4coll_explain(const char *spec, char *out, size_t outlen)
+{
+    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
+    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    ch4coll_args_t a;
+    ch4coll_selin_t comm;
+    ch4coll_tree_t own, pruned;
+    const ch4coll_tree_t *tree;
+    ch4coll_choice_t ch;
+    textbuf_t tb = { out, outlen, 0 };
+    char file[512], line[1200], err[1024];
+    int64_t bytes;
+    size_t *vec;
+    int i, rc;
+
+    if (explain_spec(spec, &a, &comm, &bytes, file, sizeof file, out,
+                     outlen) != 0)
+        return -1;
     ch4coll_config_load();
+    if (file[0]) {
+        if (ch4coll_tree_load_file(&own, file, collect_warning, err,
+                                   sizeof err) != CH4COLL_OK) {
+            snprintf(out, outlen, "%s", err);
+            return -1;
+        }
+        tree = &own;
+    } else {
+        ch4coll_select_init();
+        tree = ch4coll_select_tree();
+    }
     a.elem = ch4coll_coll_is_reduction(a.coll) ? int_elem : byte_elem;
     a.op = MPI_SUM;
     a.count = (size_t) bytes / a.elem.size;
     vec = malloc(2 * (size_t) a.size * sizeof *vec);
-    if (!vec) {
+    if (!vec || ch4coll_tree_prune(tree, &comm, &pruned) != CH4COLL_OK) {
         snprintf(out, outlen, "out of memory");
+        free(vec);
         return -1;
     }
     for (i = 0; i < a.size; i++) {
@@ -311,16 +388,59 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     }
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
-    al = ch4coll_select(&a, params, &why, &st);
-    if (!al)
-        snprintf(out, outlen, "%s p=%d bytes=%lld: error (%s)",
-                 ch4coll_coll_name(a.coll), a.size, (long long) bytes,
-                 ch4coll_strerror(st));
-    else
-        snprintf(out, outlen, "%s p=%d bytes=%lld%s%s: %s (%s)",
-                 ch4coll_coll_name(a.coll), a.size, (long long) bytes,
-                 a.commutative ? "" : " noncommutative",
-                 a.inplace ? " in_place" : "", al->name, why);
+    snprintf(line, sizeof line, "%s comm_size=%d bytes=%lld nodes=%d%s%s "
+             "(tree: %s)", ch4coll_coll_name(a.coll), a.size,
+             (long long) bytes, comm.nodes,
+             a.commutative ? "" : " noncommutative",
+             a.inplace ? " in_place" : "", tree ? tree->name : "none");
+    append(&tb, line);
+    rc = ch4coll_select(&a, &pruned, &comm, &ch, trace_line, &tb);
+    if (rc != CH4COLL_OK) {
+        snprintf(line, sizeof line, "-> error: %s", ch4coll_strerror(rc));
+    } else {
+        size_t n = (size_t) snprintf(line, sizeof line, "-> %s",
+                                     ch.algo->name);
+        for (i = 0; i < ch.algo->nparams && n < sizeof line; i++)
+            n += (size_t) snprintf(line + n, sizeof line - n, "%s%s=%lld",
+                                   i ? "," : ":", ch.algo->params[i].name,
+                                   (long long) ch.params[i]);
+        snprintf(line + n, sizeof line - n, " (%s)", ch.why);
+    }
+    append(&tb, line);
+    ch4coll_tree_free(&pruned);
+    if (file[0])
+        ch4coll_tree_free(&own);
     free(vec);
-    return al ? 0 : -1;
+    return rc == CH4COLL_OK ? 0 : -1;
+}
+
+/* -------------------------------------------------------- --validate */
+
+static textbuf_t *validate_out;
+
+static void validate_warning(const char *msg)
+{
+    append(validate_out, msg);
+}
+
+int ch4coll_validate(const char *path, char *out, size_t outlen)
+{
+    textbuf_t tb = { out, outlen, 0 };
+    ch4coll_tree_t t;
+    char err[1024], line[1200];
+    int rc;
+
+    out[0] = '\0';
+    validate_out = &tb;
+    rc = ch4coll_tree_load_file(&t, path, validate_warning, err, sizeof err);
+    validate_out = NULL;
+    if (rc != CH4COLL_OK) {
+        snprintf(line, sizeof line, "error: %s", err);
+        append(&tb, line);
+        return -1;
+    }
+    snprintf(line, sizeof line, "%s: valid (%d nodes)", path, t.nn);
+    append(&tb, line);
+    ch4coll_tree_free(&t);
+    return 0;
 }

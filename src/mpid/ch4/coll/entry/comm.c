@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../select/config.h"
+#include "../select/select.h"
 #include "../util/util.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -43,9 +44,11 @@ static void state_free(ch4coll_comm_t *c)
     state_epoch++;
     pthread_mutex_unlock(&lock);
     ch4coll_cache_destroy(&c->cache);
+    ch4coll_tree_free(&c->tree);
     if (c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
     ch4coll_free(c->vbuf);
+    ch4coll_free(c->node_of);
     ch4coll_free(c);
 }
 
@@ -68,6 +71,7 @@ static int finalize_all(MPI_Comm comm, int kv, void *val, void *extra)
     while (all_states)
         PMPI_Comm_delete_attr(all_states->user, keyval);
     PMPI_Comm_free_keyval(&keyval);
+    ch4coll_select_finalize();
     initialized = 0;
     return MPI_SUCCESS;
 }
@@ -97,7 +101,19 @@ static void detect_node_size(int may_split)
     }
 }
 
-static int init_once(int may_split)
+/* Every rank must select from the same tree: compare the checksums of
+ * what each loaded (MPI_Init is collective, so this may communicate). */
+static int trees_agree(void)
+{
+    const ch4coll_tree_t *t = ch4coll_select_tree();
+    uint64_t mine = t ? t->checksum : 0, lo, hi;
+
+    PMPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+static int init_once(int collective)
 {
     int rank, rc = CH4COLL_OK;
 
@@ -105,21 +121,31 @@ static int init_once(int may_split)
         return CH4COLL_OK;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ch4coll_log_rank = rank;
-    if (ch4coll_config_load() > 0 &&
-        ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR)
+    if (ch4coll_config_load() > 0)
         rc = CH4COLL_ERR_ARG;
+    if (ch4coll_select_init() != CH4COLL_OK)
+        rc = CH4COLL_ERR_ARG;
+    if (collective && !trees_agree()) {
+        ch4coll_log(CH4COLL_LOG_WARN, "error: the ranks loaded different "
+                    "selection trees (tuning file differs or is unreadable "
+                    "on some); all use the embedded default");
+        ch4coll_select_use_default();
+        rc = CH4COLL_ERR_ARG;
+    }
+    if (ch4coll_config.fallback != CH4COLL_FALLBACK_ERROR)
+        rc = CH4COLL_OK;        /* reported; defaults are in use */
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
     if (self_keyval == MPI_KEYVAL_INVALID)
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all,
                                 &self_keyval, NULL);
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
-    detect_node_size(may_split);
+    detect_node_size(collective);
     initialized = 1;
-    ch4coll_log(CH4COLL_LOG_INFO,
-                "ch4coll %s: %s, %d rank(s) on this node, "
-                "%d core(s)",
-                "0.1.0", ch4coll_config.enable ? "enabled" : "disabled",
-                node_size, count_cores());
+    ch4coll_log(CH4COLL_LOG_INFO, "ch4coll %s: %s, %d rank(s) on this node, "
+                "%d core(s), selection from %s", "0.1.0",
+                ch4coll_config.enable ? "enabled" : "disabled",
+                node_size, count_cores(),
+                ch4coll_select_tree() ? ch4coll_select_tree()->name : "-");
     return rc;
 }
 
@@ -135,10 +161,45 @@ static int want_yield(void)
     return node_size > count_cores();
 }
 
+/* Locality summary: node of every rank (numbered in order of first
+ * appearance), nodes, node-consecutive, hierarchy.  Collective over dup. */
+static int detect_locality(ch4coll_comm_t *c)
+{
+    MPI_Comm node;
+    int leader = c->rank, i, p = c->size, provided;
+    ch4coll_selin_t *s = &c->sel;
+
+    c->node_of = ch4coll_malloc((size_t) p * sizeof *c->node_of);
+    if (!c->node_of)
+        return CH4COLL_ERR_NOMEM;
+    if (PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, c->rank,
+                             MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return CH4COLL_ERR_MPI;
+    PMPI_Bcast(&leader, 1, MPI_INT, 0, node);  /* lowest rank of the node */
+    PMPI_Comm_free(&node);
+    PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
+    /* leader ranks -> node indices in order of first appearance */
+    s->nodes = 0;
+    for (i = 0; i < p; i++) {
+        int lead = c->node_of[i];   /* lead <= i: already renumbered */
+        c->node_of[i] = lead == i ? s->nodes++ : c->node_of[lead];
+    }
+    /* consecutive: every step stays on the node or opens the next one */
+    s->node_consecutive = 1;
+    for (i = 1; i < p; i++)
+        if (c->node_of[i] != c->node_of[i - 1] &&
+            c->node_of[i] != c->node_of[i - 1] + 1)
+            s->node_consecutive = 0;
+    s->hierarchy = s->nodes == p ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
+    PMPI_Query_thread(&provided);
+    s->multi_threaded = provided == MPI_THREAD_MULTIPLE;
+    return CH4COLL_OK;
+}
+
 static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
 {
     ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
-    int *ub, flag;
+    int *ub, flag, rc = CH4COLL_OK;
 
     if (!c)
         return CH4COLL_ERR_NOMEM;
@@ -147,6 +208,8 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_test_inter(comm, &c->inter);
     PMPI_Comm_rank(comm, &c->rank);
     PMPI_Comm_size(comm, &c->size);
+    c->sel.inter = c->inter;
+    c->sel.comm_size = c->size;
     if (!c->inter) {
         if (PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
             ch4coll_free(c);
@@ -155,10 +218,15 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
         PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
         c->tag_ub = flag ? *ub : 32767;
         c->vbuf = ch4coll_malloc(4 * (size_t) c->size * sizeof *c->vbuf);
-        if (!c->vbuf) {
+        rc = c->vbuf ? detect_locality(c) : CH4COLL_ERR_NOMEM;
+        if (rc == CH4COLL_OK)
+            rc = ch4coll_tree_prune(ch4coll_select_tree(), &c->sel, &c->tree);
+        if (rc != CH4COLL_OK) {
             PMPI_Comm_free(&c->dup);
+            ch4coll_free(c->vbuf);
+            ch4coll_free(c->node_of);
             ch4coll_free(c);
-            return CH4COLL_ERR_NOMEM;
+            return rc;
         }
     }
     c->yield = want_yield();

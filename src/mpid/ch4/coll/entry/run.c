@@ -102,6 +102,21 @@ static int v_bytes(const int *counts, const int *displs, size_t size, int p,
     return 1;
 }
 
+static int op_is_builtin(MPI_Op op)
+{
+    static const MPI_Op builtin[] = {
+        MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+        MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE,
+        MPI_NO_OP
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (op == builtin[i])
+            return 1;
+    return 0;
+}
+
 /* Reductions: the user's datatype is the element. */
 static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
                            ch4coll_args_t *a)
@@ -112,6 +127,7 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
     elem_of(call->rcv.dt, &a->elem);
     a->op = call->op;
     PMPI_Op_commutative(call->op, &a->commutative);
+    a->op_builtin = op_is_builtin(call->op);
     a->count = (size_t) call->rcv.count;
     if (call->coll == CH4COLL_REDUCE_SCATTER) {
         for (i = 0; i < p; i++) {
@@ -397,17 +413,27 @@ static int need_recv_stage(const ch4coll_bind_t *io)
 
 /* The decision text of an entry, formatted once when it is built. */
 static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
-                            const char *why)
+                            const ch4coll_choice_t *ch)
 {
-    int red = ch4coll_coll_is_reduction(a->coll);
+    int red = ch4coll_coll_is_reduction(a->coll), i, n;
+    char params[96] = "";
+    size_t used = 0;
 
-    snprintf(e->decision, sizeof e->decision,
-             "%s count=%zu %s=%zu p=%d root=%d%s%s: %s (%s)",
-             ch4coll_coll_name(a->coll), a->count, red ? "elem_bytes" : "bytes",
-             red ? a->elem.size : a->count, a->size, a->root,
-             a->inplace ? " in_place" : "",
-             red && !a->commutative ? " noncommutative" : "", e->algo->name,
-             why);
+    for (i = 0; i < e->algo->nparams && used < sizeof params; i++)
+        used += (size_t) snprintf(params + used, sizeof params - used,
+                                  "%s%s=%lld", i ? "," : ":",
+                                  e->algo->params[i].name,
+                                  (long long) ch->params[i]);
+    n = snprintf(e->decision, sizeof e->decision,
+                 "%s p=%d count=%zu %s=%zu root=%d%s%s: %s%s (%s)",
+                 ch4coll_coll_name(a->coll), a->size, a->count,
+                 red ? "elem_bytes" : "bytes", red ? a->elem.size : a->count,
+                 a->root, a->inplace ? " in_place" : "",
+                 red && !a->commutative ? " noncommutative" : "",
+                 e->algo->name, params, ch->why);
+    if (ch->path && n > 0 && (size_t) n < sizeof e->decision)
+        snprintf(e->decision + n, sizeof e->decision - (size_t) n,
+                 " [%s]", ch->path);
 }
 
 static void describe(const ch4coll_centry_t *e)
@@ -416,20 +442,22 @@ static void describe(const ch4coll_centry_t *e)
     last_entry = e;
 }
 
+static int alloc_stages(ch4coll_centry_t *e, const ch4coll_call_t *call,
+                        const ch4coll_bind_t *io, int p);
+
 static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
                        const ch4coll_args_t *a, const ch4coll_key_t *k,
                        const ch4coll_bind_t *io, ch4coll_centry_t **out)
 {
     ch4coll_centry_t *e;
     const ch4coll_algo_t *al;
-    int64_t params[CH4COLL_MAX_PARAMS];
-    const char *why;
+    ch4coll_choice_t ch;
     int rc;
-    side_view_t sv, rv;
 
-    al = ch4coll_select(a, params, &why, &rc);
-    if (!al)
+    rc = ch4coll_select(a, &c->tree, &c->sel, &ch, NULL, NULL);
+    if (rc != CH4COLL_OK)
         return rc;
+    al = ch.algo;
     e = ch4coll_cache_insert(&c->cache, k);
     if (!e)
         return CH4COLL_ERR_NOMEM;
@@ -437,8 +465,8 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
     e->bind = *io;
     e->bind.staged = !ch4coll_coll_is_reduction(a->coll) &&
                      (need_send_stage(io) || need_recv_stage(io));
-    memcpy(e->params, params, sizeof params);
-    format_decision(e, a, why);
+    memcpy(e->params, ch.params, sizeof e->params);
+    format_decision(e, a, &ch);
     describe(e);
     if (c->rank == 0 || ch4coll_log_on(CH4COLL_LOG_CALL))
         ch4coll_log(CH4COLL_LOG_INFO, "%s", last_decision);
@@ -448,14 +476,25 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
     rc = ch4coll_sched_init(&e->sched, &a->elem, a->op, a->rank, a->size);
     e->built = 1;
     if (rc == CH4COLL_OK)
-        rc = al->build(&e->sched, a, params);
+        rc = al->build(&e->sched, a, e->params);
     if (rc == CH4COLL_OK)
         rc = ch4coll_sched_commit(&e->sched);
-    if (rc != CH4COLL_OK)
-        return rc;
-    if (ch4coll_coll_is_reduction(a->coll))
-        return CH4COLL_OK;
-    views(call, io, a->size, &sv, &rv);
+    if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(a->coll))
+        rc = alloc_stages(e, call, io, a->size);
+    if (rc != CH4COLL_OK) {     /* never leave a broken entry behind */
+        ch4coll_cache_remove(&c->cache, e);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Packing buffers for the non-contiguous sides of a data-movement call. */
+static int alloc_stages(ch4coll_centry_t *e, const ch4coll_call_t *call,
+                        const ch4coll_bind_t *io, int p)
+{
+    side_view_t sv, rv;
+
+    views(call, io, p, &sv, &rv);
     if (need_send_stage(io)) {
         e->stage_bytes[0] = packed_bytes(&sv);
         e->stage[0] = ch4coll_malloc(e->stage_bytes[0]);

@@ -138,6 +138,12 @@ static void evict(ch4coll_cache_t *c, ch4coll_centry_t *e)
     c->evictions++;
 }
 
+void ch4coll_cache_remove(ch4coll_cache_t *c, ch4coll_centry_t *e)
+{
+    evict(c, e);
+    c->evictions--;             /* not an eviction: it never worked */
+}
+
 void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)
 {
     ch4coll_centry_t *e = c->newest, *next;

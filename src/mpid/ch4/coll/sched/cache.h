@@ -88,6 +88,9 @@ ch4coll_centry_t *ch4coll_cache_lookup(ch4coll_cache_t *c, ch4coll_key_t *k);
  * the handle is freed, so a recycled handle never finds a stale entry). */
 void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op);
 
+/* Remove and free one entry (a build that failed after insertion). */
+void ch4coll_cache_remove(ch4coll_cache_t *c, ch4coll_centry_t *e);
+
 /* A new entry holding a copy of the key, inserted at the front; evicts the
  * oldest entry when over the limit.  The caller fills algo/params/sched. */
 ch4coll_centry_t *ch4coll_cache_insert(ch4coll_cache_t *c,

@@ -1,64 +1,230 @@
 /*
- * select.c - forced algorithm, fallback policy, built-in default.
+ * select.c - forced algorithm, fallback policy, the tuning tree, native.
  */
 #include "select.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/util.h"
 #include "config.h"
 
-static const ch4coll_algo_t *first_applicable(const ch4coll_args_t *a,
-                                              int64_t *params)
-{
-    const char *why;
-    int i;
+static ch4coll_tree_t process_tree;
+static int have_tree;
 
-    for (i = 0; i < ch4coll_nalgos; i++) {
-        const ch4coll_algo_t *al = &ch4coll_algos[i];
-        if (al->coll != a->coll || ch4coll_algo_is_native(al) ||
-            !ch4coll_algo_applicable(al, a, &why))
-            continue;
-        ch4coll_algo_default_params(al, params);
-        return al;
-    }
-    return ch4coll_algo_find(a->coll, "native");
+static void log_warning(const char *msg)
+{
+    ch4coll_log(CH4COLL_LOG_WARN, "%s", msg);
 }
 
-const ch4coll_algo_t *ch4coll_select(const ch4coll_args_t *a, int64_t *params,
-                                     const char **why, int *status)
+static int load_default(void)
+{
+    char err[1024];
+    int rc = ch4coll_tree_load(&process_tree, ch4coll_default_json,
+                               "embedded default.json", log_warning, err,
+                               sizeof err);
+
+    if (rc != CH4COLL_OK)      /* a build defect: CI validates the file */
+        ch4coll_log(CH4COLL_LOG_WARN, "error: %s", err);
+    have_tree = rc == CH4COLL_OK;
+    return rc;
+}
+
+int ch4coll_select_init(void)
+{
+    const char *file = getenv("MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE");
+    char err[1024];
+
+    ch4coll_select_finalize();
+    if (!file || !*file)
+        return load_default();
+    if (ch4coll_tree_load_file(&process_tree, file, log_warning, err,
+                               sizeof err) == CH4COLL_OK) {
+        have_tree = 1;
+        ch4coll_log(CH4COLL_LOG_INFO, "selection: tuning file %s (%d nodes)",
+                    file, process_tree.nn);
+        return CH4COLL_OK;
+    }
+    ch4coll_log(CH4COLL_LOG_WARN, "error: MPIR_CVAR_CH4COLL_SELECTION_TUNING"
+                "_JSON_FILE: %s; using the embedded default", err);
+    load_default();
+    return CH4COLL_ERR_ARG;
+}
+
+void ch4coll_select_use_default(void)
+{
+    ch4coll_select_finalize();
+    load_default();
+}
+
+const ch4coll_tree_t *ch4coll_select_tree(void)
+{
+    if (!have_tree)
+        load_default();
+    return have_tree ? &process_tree : NULL;
+}
+
+void ch4coll_select_finalize(void)
+{
+    if (have_tree)
+        ch4coll_tree_free(&process_tree);
+    have_tree = 0;
+}
+
+/* --------------------------------------------------------- call inputs */
+
+static int64_t sum(const size_t *v, int p)
+{
+    int64_t s = 0;
+    int i;
+
+    for (i = 0; i < p; i++)
+        s += (int64_t) v[i];
+    return s;
+}
+
+static int regular(const size_t *v, int p)
+{
+    int i;
+
+    for (i = 1; i < p; i++)
+        if (v[i] != v[0])
+            return 0;
+    return 1;
+}
+
+void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
+{
+    int p = a->size;
+    int64_t esize = (int64_t) a->elem.size, block = (int64_t) a->count;
+
+    in->have_call = 1;
+    in->coll = a->coll;
+    in->commutative = a->commutative;
+    in->op_builtin = a->op_builtin;
+    in->block_regular = 1;
+    in->inplace = 0;
+    in->count = block;
+    switch (a->coll) {
+    case CH4COLL_GATHERV:
+    case CH4COLL_SCATTERV:
+    case CH4COLL_ALLTOALLV:
+        /* no rank knows every count: nothing size-based can be agreed */
+        in->count = in->avg_msg_size = in->total_msg_size = 0;
+        in->block_regular = 0;
+        break;
+    case CH4COLL_ALLGATHERV:
+    case CH4COLL_REDUCE_SCATTER:
+        in->count = sum(a->counts, p);
+        in->total_msg_size = in->count * esize;
+        in->avg_msg_size = in->total_msg_size / p;
+        in->block_regular = regular(a->counts, p);
+        break;
+    case CH4COLL_BARRIER:
+        in->count = in->avg_msg_size = in->total_msg_size = 0;
+        break;
+    default:                    /* one block per rank, the same everywhere */
+        in->avg_msg_size = block * esize;
+        in->total_msg_size = block * esize * p;
+        break;
+    }
+    if (a->coll != CH4COLL_BCAST && a->coll != CH4COLL_REDUCE &&
+        a->coll != CH4COLL_GATHER && a->coll != CH4COLL_GATHERV &&
+        a->coll != CH4COLL_SCATTER && a->coll != CH4COLL_SCATTERV)
+        in->inplace = a->inplace;
+}
+
+/* ---------------------------------------------------------- deciding */
+
+typedef struct {
+    const ch4coll_args_t *a;
+    void (*trace)(const char *, void *);
+    void *ctx;
+} accept_ctx_t;
+
+static int accept_leaf(const ch4coll_tnode_t *leaf, void *ctx)
+{
+    accept_ctx_t *ac = ctx;
+    const char *why;
+    char line[512];
+
+    if (ch4coll_algo_applicable(leaf->algo, ac->a, &why))
+        return 1;
+    ch4coll_log(CH4COLL_LOG_DEBUG, "selection: %s does not apply (%s); "
+                "trying the next match", leaf->algo->name, why);
+    if (ac->trace) {
+        snprintf(line, sizeof line, "%-9s %s does not apply: %s", "",
+                 leaf->algo->name, why);
+        ac->trace(line, ac->ctx);
+    }
+    return 0;
+}
+
+static void tree_trace(const char *line, void *ctx)
+{
+    accept_ctx_t *ac = ctx;
+
+    if (ac->trace)
+        ac->trace(line, ac->ctx);
+}
+
+static void from_tree(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
+                      const ch4coll_selin_t *comm, ch4coll_choice_t *out,
+                      void (*trace)(const char *, void *), void *ctx)
+{
+    ch4coll_selin_t in = *comm;
+    accept_ctx_t ac = { a, trace, ctx };
+    const ch4coll_tnode_t *leaf;
+
+    if (!tree)
+        tree = ch4coll_select_tree();
+    ch4coll_selin_from_args(a, &in);
+    leaf = ch4coll_tree_search(tree, &in, accept_leaf, &ac,
+                               trace ? tree_trace : NULL);
+    if (leaf) {
+        out->algo = leaf->algo;
+        memcpy(out->params, leaf->params, sizeof out->params);
+        out->why = "tuning tree";
+        out->path = ch4coll_tree_path(tree, leaf);
+        return;
+    }
+    out->algo = ch4coll_algo_find(a->coll, "native");
+    out->why = "no matching leaf";
+    out->path = NULL;
+}
+
+int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
+                   const ch4coll_selin_t *comm, ch4coll_choice_t *out,
+                   void (*trace)(const char *line, void *ctx), void *ctx)
 {
     const ch4coll_forced_t *f = &ch4coll_config.forced[a->coll];
     const char *reason;
 
-    *status = CH4COLL_OK;
+    memset(out, 0, sizeof *out);
     if (!ch4coll_config.enable) {
-        *why = "disabled (MPIR_CVAR_CH4COLL_ENABLE=0)";
-        return ch4coll_algo_find(a->coll, "native");
+        out->algo = ch4coll_algo_find(a->coll, "native");
+        out->why = "disabled (MPIR_CVAR_CH4COLL_ENABLE=0)";
+        return CH4COLL_OK;
     }
-    if (f->algo) {
-        if (ch4coll_algo_applicable(f->algo, a, &reason)) {
-            memcpy(params, f->params, sizeof f->params);
-            *why = "forced by CVAR";
-            return f->algo;
-        }
-        if (ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR) {
-            ch4coll_log(CH4COLL_LOG_WARN,
-                        "error: forced %s algorithm %s "
-                        "does not apply (%s) and "
-                        "MPIR_CVAR_CH4COLL_FALLBACK=error",
-                        ch4coll_coll_name(a->coll), f->algo->name, reason);
-            *status = CH4COLL_ERR_INAPPLICABLE;
-            return NULL;
-        }
-        if (ch4coll_config.fallback == CH4COLL_FALLBACK_WARN)
-            ch4coll_log(CH4COLL_LOG_WARN,
-                        "warning: forced %s algorithm %s "
-                        "does not apply (%s); using the default",
-                        ch4coll_coll_name(a->coll), f->algo->name, reason);
-        *why = "default (forced algorithm inapplicable)";
-        return first_applicable(a, params);
+    if (f->algo && ch4coll_algo_applicable(f->algo, a, &reason)) {
+        out->algo = f->algo;
+        memcpy(out->params, f->params, sizeof f->params);
+        out->why = "forced by CVAR";
+        return CH4COLL_OK;
     }
-    *why = "default";
-    return first_applicable(a, params);
+    if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR) {
+        ch4coll_log(CH4COLL_LOG_WARN, "error: forced %s algorithm %s does "
+                    "not apply (%s) and MPIR_CVAR_CH4COLL_FALLBACK=error",
+                    ch4coll_coll_name(a->coll), f->algo->name, reason);
+        return CH4COLL_ERR_INAPPLICABLE;
+    }
+    if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_WARN)
+        ch4coll_log(CH4COLL_LOG_WARN, "warning: forced %s algorithm %s does "
+                    "not apply (%s); using the tuning tree",
+                    ch4coll_coll_name(a->coll), f->algo->name, reason);
+    from_tree(a, tree, comm, out, trace, ctx);
+    if (f->algo)
+        out->why = "forced algorithm inapplicable; tuning tree";
+    return CH4COLL_OK;
 }

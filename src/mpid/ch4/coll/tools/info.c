@@ -14,11 +14,21 @@ static void usage(FILE *f)
             "  --algorithms        list every algorithm: collective, name, "
             "parameters, restrictions\n"
             "  --cvars             list the MPIR_CVAR_CH4COLL_* variables\n"
-            "  --explain SPEC      the algorithm chosen for a call shape under "
-            "the current\n"
-            "                      environment; SPEC = coll=C,comm_size=P"
-            "[,bytes=B]\n"
-            "                      [,commutative=0|1][,inplace=0|1][,root=R]\n"
+            "  --explain SPEC [--file F]\n"
+            "                      the path through the selection tree and "
+            "the algorithm\n"
+            "                      chosen for a call shape, under the current "
+            "CVARs and the\n"
+            "                      tuning file they name (or F, or the "
+            "embedded default);\n"
+            "                      SPEC = coll=C,comm_size=P[,bytes=B]"
+            "[,ppn=K|nodes=N]\n"
+            "                      [,op=commutative|noncommutative|user]"
+            "[,inplace=1][,root=R]\n"
+            "                      [,threaded=1]; bytes = per-rank message "
+            "size\n"
+            "  --validate F        check a tuning file; exit status 0 if valid, "
+            "1 if not\n"
             "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
             "SPEC =\n"
             "                      coll=C,algorithm=A[:k=v,...],p=P[,rank=R]"
@@ -62,7 +72,7 @@ static void list_cvars(void)
 
 int main(int argc, char **argv)
 {
-    char buf[1024];
+    char buf[16384], spec[2048];
     const char *out = "-";
 
     if (argc < 2) {
@@ -85,13 +95,21 @@ int main(int argc, char **argv)
         list_cvars();
         return 0;
     }
-    if (strcmp(argv[1], "--explain") == 0 && argc == 3) {
-        if (ch4coll_explain(argv[2], buf, sizeof buf) != 0) {
-            fprintf(stderr, "ch4coll-info: %s\n", buf);
+    if (strcmp(argv[1], "--explain") == 0 &&
+        (argc == 3 || (argc == 5 && strcmp(argv[3], "--file") == 0))) {
+        snprintf(spec, sizeof spec, "%s%s%s", argv[2], argc == 5 ? ",file=" : "",
+                 argc == 5 ? argv[4] : "");
+        if (ch4coll_explain(spec, buf, sizeof buf) != 0) {
+            fprintf(stderr, "ch4coll-info: %s", buf);
             return 1;
         }
-        printf("%s\n", buf);
+        printf("%s", buf);
         return 0;
+    }
+    if (strcmp(argv[1], "--validate") == 0 && argc == 3) {
+        int rc = ch4coll_validate(argv[2], buf, sizeof buf);
+        fputs(buf, rc == 0 ? stdout : stderr);
+        return rc == 0 ? 0 : 1;
     }
     if (strcmp(argv[1], "--dot") == 0 && (argc == 3 || argc == 5)) {
         if (argc == 5 && strcmp(argv[3], "-o") == 0)
