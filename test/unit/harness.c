@@ -14,7 +14,7 @@
 #define SENT 0xA5
 
 static MPI_Datatype t_pair = MPI_DATATYPE_NULL, t_vec = MPI_DATATYPE_NULL;
-static MPI_Op op_aff = MPI_OP_NULL;
+static MPI_Op op_aff = MPI_OP_NULL, op_vsum = MPI_OP_NULL;
 static uint64_t rerun_allocs;
 
 typedef struct {
@@ -36,6 +36,19 @@ static void aff_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
+/* A commutative user op on the vector type (MPICH defines MPI_SUM only
+ * for types made of one predefined type contiguously). */
+static void vsum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *x = in, *y = inout, i;
+
+    (void) dt;
+    for (i = 0; i < *len; i++) {
+        y[3 * i] += x[3 * i];
+        y[3 * i + 2] += x[3 * i + 2];
+    }
+}
+
 void hz_setup(void)
 {
     MPI_Type_contiguous(2, MPI_INT, &t_pair);
@@ -43,6 +56,7 @@ void hz_setup(void)
     MPI_Type_vector(2, 1, 2, MPI_INT, &t_vec);
     MPI_Type_commit(&t_vec);
     MPI_Op_create(aff_fn, 0, &op_aff);
+    MPI_Op_create(vsum_fn, 1, &op_vsum);
 }
 
 void hz_teardown(void)
@@ -50,6 +64,7 @@ void hz_teardown(void)
     MPI_Type_free(&t_pair);
     MPI_Type_free(&t_vec);
     MPI_Op_free(&op_aff);
+    MPI_Op_free(&op_vsum);
 }
 
 uint64_t hz_rerun_allocs(void)
@@ -69,7 +84,7 @@ static ch4coll_elem_t elem_of(int dtype)
     if (dtype == HZ_PAIR_AFF) {
         e.dt = t_pair;
         e.size = e.extent = e.true_extent = 8;
-    } else if (dtype == HZ_VEC_AFF) {
+    } else if (dtype == HZ_VEC_AFF || dtype == HZ_VEC_SUM) {
         e.dt = t_vec;
         e.size = 8;
         e.extent = e.true_extent = 12;
@@ -82,9 +97,9 @@ static val_t input_val(int dtype, int r, size_t i)
 {
     val_t v;
 
-    if (dtype == HZ_INT_SUM) {
+    if (dtype == HZ_INT_SUM || dtype == HZ_VEC_SUM) {
         v.a = (int64_t) ((r * 7 + i * 13) % 1000) - 500;
-        v.b = 0;
+        v.b = dtype == HZ_VEC_SUM ? (int64_t) ((r * 3 + i) % 100) : 0;
     } else {
         v.a = 1 + (int64_t) ((r * 31 + i * 17) % 1000);
         v.b = (int64_t) ((r * 7 + i * 3) % 1000);
@@ -96,9 +111,9 @@ static val_t combine(int dtype, val_t x, val_t y)
 {
     val_t z;
 
-    if (dtype == HZ_INT_SUM) {
+    if (dtype == HZ_INT_SUM || dtype == HZ_VEC_SUM) {
         z.a = x.a + y.a;
-        z.b = 0;
+        z.b = x.b + y.b;
     } else {
         z.a = x.a * y.a % MOD;
         z.b = (x.b * y.a + y.b) % MOD;
@@ -113,7 +128,7 @@ static void put(int dtype, unsigned char *buf, size_t i, val_t v)
     e[0] = (int) v.a;
     if (dtype == HZ_PAIR_AFF)
         e[1] = (int) v.b;
-    else if (dtype == HZ_VEC_AFF)
+    else if (dtype == HZ_VEC_AFF || dtype == HZ_VEC_SUM)
         e[2] = (int) v.b;
 }
 
@@ -506,8 +521,9 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
         a->inplace = c->inplace && root;
     if (ch4coll_coll_is_reduction(coll)) {
         a->elem = elem_of(c->dtype);
-        a->op = c->dtype == HZ_INT_SUM ? MPI_SUM : op_aff;
-        a->commutative = c->dtype == HZ_INT_SUM;
+        a->commutative = c->dtype == HZ_INT_SUM || c->dtype == HZ_VEC_SUM;
+        a->op = c->dtype == HZ_INT_SUM ? MPI_SUM
+                : c->dtype == HZ_VEC_SUM ? op_vsum : op_aff;
     } else {
         ch4coll_elem_t b = {MPI_BYTE, 1, 1, 0, 1, 1};
         a->elem = b;

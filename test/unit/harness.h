@@ -11,6 +11,8 @@
  *                 f(x) = a x + b mod 1000003 (non-commutative, dense)
  *   HZ_VEC_AFF    MPI_Type_vector(2, 1, 2, MPI_INT) with the same op (non-
  *                 commutative, non-contiguous: the gap ints must survive)
+ *   HZ_VEC_SUM    the same vector type with a commutative user op adding
+ *                 both fields (non-contiguous, commutative)
  *
  * v-collectives get irregular counts with zeros and displacements laid out
  * in reverse rank order with gaps.  Receive buffers are pre-filled with a
@@ -25,7 +27,7 @@
 
 #include "algos/algo.h"
 
-enum { HZ_INT_SUM, HZ_PAIR_AFF, HZ_VEC_AFF, HZ_NTYPES };
+enum { HZ_INT_SUM, HZ_PAIR_AFF, HZ_VEC_AFF, HZ_VEC_SUM, HZ_NTYPES };
 
 typedef struct {
     const ch4coll_algo_t *algo;

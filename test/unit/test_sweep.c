@@ -63,6 +63,9 @@ static int sweep_algo(const ch4coll_algo_t *al)
                     int ndt =
                         ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
                     for (dt = 0; dt < ndt; dt++) {
+                        if ((al->restrictions & CH4COLL_R_COMMUTATIVE) &&
+                            (dt == HZ_PAIR_AFF || dt == HZ_VEC_AFF))
+                            continue; /* applicable() refuses these */
                         hz_case_t c = {al, NULL, p, counts[ci], roots[ri],
                                        ip, dt,   0, 1};
                         cases++;

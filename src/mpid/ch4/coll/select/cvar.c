@@ -28,10 +28,16 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, "
      "GATHERV, SCATTER, SCATTERV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
      "BARRIER, SCAN, EXSCAN)"},
+    {"MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE", "(unset)",
+     "a path to a JSON tuning file",
+     "the selection tree to use instead of the embedded default "
+     "(json_tuning/default.json); a missing, unreadable or invalid file is "
+     "reported at MPI_Init and the default is used (with FALLBACK=error "
+     "MPI_Init fails)"},
     {"MPIR_CVAR_CH4COLL_FALLBACK", "warn", "warn, silent, error",
      "what a forced algorithm that does not apply to a call does: use the "
-     "default with a warning, silently, or fail the call; also whether a "
-     "bad CVAR value fails MPI_Init (error)"},
+     "tuning tree with a warning, silently, or fail the call; with error, a "
+     "bad CVAR value or tuning file also fails MPI_Init"},
     {"MPIR_CVAR_CH4COLL_VERBOSE", "0", "0, 1, 2, 3",
      "1: log each new decision on rank 0; 2: every call on every rank"},
     {"MPIR_CVAR_CH4COLL_YIELD", "auto", "auto, 0, 1",
@@ -203,7 +209,6 @@ static void load_choice(const char *var, const char *const *names,
 /* Variables of later capabilities, accepted by name so that a tuning setup
  * written for them does not fail, but reported as not active yet. */
 static const char *const inactive_vars[] = {
-    "MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE",
     "MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
     "MPIR_CVAR_CH4COLL_VERIFY", NULL};
 

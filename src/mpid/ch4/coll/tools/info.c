@@ -13,7 +13,10 @@ static void usage(FILE *f)
             "usage: ch4coll-info [OPTION]\n"
             "  --algorithms        list every algorithm: collective, name, "
             "parameters, restrictions\n"
-            "  --cvars             list the MPIR_CVAR_CH4COLL_* variables\n"
+            "  --cvars [--markdown]\n"
+            "                      list the MPIR_CVAR_CH4COLL_* variables "
+            "(--markdown: the\n"
+            "                      table of doc/cvars.md)\n"
             "  --explain SPEC [--file F]\n"
             "                      the path through the selection tree and "
             "the algorithm\n"
@@ -58,12 +61,20 @@ static void list_algorithms(void)
     }
 }
 
-static void list_cvars(void)
+static void list_cvars(int markdown)
 {
     ch4coll_cvar_info_t cv;
     int i;
 
+    if (markdown)
+        printf("| variable | default | values | meaning |\n|---|---|---|---|\n");
     for (i = 0; i < ch4coll_cvar_count(); i++) {
+        if (markdown) {
+            ch4coll_cvar_info(i, &cv);
+            printf("| `%s` | `%s` | %s | %s |\n", cv.name, cv.default_value,
+                   cv.valid_values, cv.description);
+            continue;
+        }
         ch4coll_cvar_info(i, &cv);
         printf("%s\n    default: %s\n    values:  %s\n    %s\n", cv.name,
                cv.default_value, cv.valid_values, cv.description);
@@ -91,8 +102,13 @@ int main(int argc, char **argv)
         list_algorithms();
         return 0;
     }
-    if (strcmp(argv[1], "--cvars") == 0) {
-        list_cvars();
+    if (strcmp(argv[1], "--cvars") == 0 && argc == 2) {
+        list_cvars(0);
+        return 0;
+    }
+    if (strcmp(argv[1], "--cvars") == 0 && argc == 3 &&
+        strcmp(argv[2], "--markdown") == 0) {
+        list_cvars(1);
         return 0;
     }
     if (strcmp(argv[1], "--explain") == 0 &&
