@@ -219,7 +219,8 @@ int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
                     ch4coll_coll_name(a->coll), f->algo->name, reason);
         return CH4COLL_ERR_INAPPLICABLE;
     }
-    if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_WARN)
+    if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_WARN &&
+        ch4coll_log_rank <= 0)  /* every rank decides alike: say it once */
         ch4coll_log(CH4COLL_LOG_WARN, "warning: forced %s algorithm %s does "
                     "not apply (%s); using the tuning tree",
                     ch4coll_coll_name(a->coll), f->algo->name, reason);
