@@ -84,7 +84,8 @@ CH4COLL_API const char *ch4coll_last_decision(void);
  * it as Graphviz to path ("-" = stdout).  spec: "coll=bcast,algorithm=
  * binomial,p=16[,rank=3][,count=N][,root=R]".  Returns 0 or -1 with a
  * message in err. */
-CH4COLL_API int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen);
+CH4COLL_API int ch4coll_dot(const char *spec, const char *path, char *err,
+                            size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -40,11 +40,11 @@ LOOP static void native_bcast(MPI_Comm comm, float *a)
 
 int main(int argc, char **argv)
 {
-    float a[2] = { 1, 2 }, b[2];
+    float a[2] = {1, 2}, b[2];
     MPI_Comm comm = MPI_COMM_SELF;
 
     MPI_Init(&argc, &argv);
-    if (argc > 1)               /* "world": the 2-rank communicator */
+    if (argc > 1) /* "world": the 2-rank communicator */
         comm = MPI_COMM_WORLD;
     MPI_Allreduce(a, b, 2, MPI_FLOAT, MPI_SUM, comm); /* build + cache */
     MPI_Bcast(a, 8, MPI_CHAR, 0, comm);

@@ -522,8 +522,9 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
     if (ch4coll_coll_is_reduction(coll)) {
         a->elem = elem_of(c->dtype);
         a->commutative = c->dtype == HZ_INT_SUM || c->dtype == HZ_VEC_SUM;
-        a->op = c->dtype == HZ_INT_SUM ? MPI_SUM
-                : c->dtype == HZ_VEC_SUM ? op_vsum : op_aff;
+        a->op = c->dtype == HZ_INT_SUM   ? MPI_SUM
+                : c->dtype == HZ_VEC_SUM ? op_vsum
+                                         : op_aff;
     } else {
         ch4coll_elem_t b = {MPI_BYTE, 1, 1, 0, 1, 1};
         a->elem = b;

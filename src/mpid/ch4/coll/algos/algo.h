@@ -76,7 +76,7 @@ typedef struct ch4coll_args {
     ch4coll_elem_t elem; /* MPI_BYTE for data movement */
     MPI_Op op;
     int commutative;
-    int op_builtin;             /* a predefined op (selection input) */
+    int op_builtin; /* a predefined op (selection input) */
 } ch4coll_args_t;
 
 /* Parameters: int64 values, declared per algorithm with range and default. */

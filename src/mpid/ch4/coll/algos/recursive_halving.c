@@ -38,7 +38,7 @@
 
 typedef struct {
     const ch4coll_args_t *a;
-    int r;                      /* p - p' */
+    int r; /* p - p' */
 } rh_t;
 
 static size_t blk_count(const ch4coll_args_t *a, int i)
@@ -73,7 +73,7 @@ static size_t range_len(const rh_t *h, int lo, int hi)
 static int reduce_scatter_rh(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     int p = a->size, rank = a->rank, p2 = ch4coll_pow2_floor(p);
-    rh_t h = { a, p - p2 };
+    rh_t h = {a, p - p2};
     int newrank = ch4coll_rd_newrank(rank, h.r), lo = 0, hi = p2, mask;
     size_t total = blk_displ(a, p), n = blk_count(a, rank);
     ch4coll_hz_t snd = ch4coll_hz_user(CH4COLL_BUF_SEND);
@@ -84,7 +84,7 @@ static int reduce_scatter_rh(ch4coll_sched_t *s, const ch4coll_args_t *a)
 
     if (total == 0)
         return CH4COLL_OK;
-    if (newrank < 0) {          /* removed: hand over, get my block back */
+    if (newrank < 0) { /* removed: hand over, get my block back */
         ch4coll_hz_send(s, in, 0, total, rank + 1, 0);
         if (n > 0)
             ch4coll_hz_recv(s, &rcv, 0, n, rank + 1, 0);
@@ -103,8 +103,8 @@ static int reduce_scatter_rh(ch4coll_sched_t *s, const ch4coll_args_t *a)
         size_t koff = range_off(&h, klo), klen = range_len(&h, klo, khi);
         size_t slen = range_len(&h, slo, shi);
         if (slen > 0)
-            ch4coll_hz_send(s, &acc, ch4coll_eoff(a, range_off(&h, slo)),
-                            slen, peer, 0);
+            ch4coll_hz_send(s, &acc, ch4coll_eoff(a, range_off(&h, slo)), slen,
+                            peer, 0);
         if (klen > 0) {
             ch4coll_hz_recv(s, &tmp, 0, klen, peer, 0);
             ch4coll_hz_reduce(s, &tmp, 0, &acc, ch4coll_eoff(a, koff), klen);

@@ -243,8 +243,8 @@ typedef struct {
 static void append(textbuf_t *b, const char *line)
 {
     if (b->used < b->len)
-        b->used += (size_t) snprintf(b->out + b->used, b->len - b->used,
-                                     "%s\n", line);
+        b->used +=
+            (size_t) snprintf(b->out + b->used, b->len - b->used, "%s\n", line);
 }
 
 static void trace_line(const char *line, void *ctx)
@@ -307,7 +307,8 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
             continue;
         }
         if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
-            snprintf(err, len, "%s: '%s' is not a non-negative integer", kv, eq);
+            snprintf(err, len, "%s: '%s' is not a non-negative integer", kv,
+                     eq);
             return -1;
         }
         if (strcmp(kv, "comm_size") == 0 || strcmp(kv, "p") == 0)
@@ -325,8 +326,10 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         else if (strcmp(kv, "threaded") == 0)
             comm->multi_threaded = v != 0;
         else {
-            snprintf(err, len, "unknown key '%s' (coll, comm_size, bytes, ppn, "
-                     "nodes, op, inplace, root, threaded, file)", kv);
+            snprintf(err, len,
+                     "unknown key '%s' (coll, comm_size, bytes, ppn, "
+                     "nodes, op, inplace, root, threaded, file)",
+                     kv);
             return -1;
         }
     }
@@ -338,28 +341,28 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
     comm->comm_size = a->size;
     comm->nodes = (int) (nodes ? nodes : ppn ? (a->size + ppn - 1) / ppn : 1);
     comm->node_consecutive = 1;
-    comm->hierarchy = comm->nodes == a->size ? CH4COLL_HIER_FLAT
-                                             : CH4COLL_HIER_PARENT;
+    comm->hierarchy =
+        comm->nodes == a->size ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
     return 0;
 }
 
 int ch4coll_explain(const char *spec, char *out, size_t outlen)
 {
-    static const ch4coll_elem_t int_elem = { MPI_INT, 4, 4, 0, 4, 1 };
-    static const ch4coll_elem_t byte_elem = { MPI_BYTE, 1, 1, 0, 1, 1 };
+    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
+    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
     ch4coll_args_t a;
     ch4coll_selin_t comm;
     ch4coll_tree_t own, pruned;
     const ch4coll_tree_t *tree;
     ch4coll_choice_t ch;
-    textbuf_t tb = { out, outlen, 0 };
+    textbuf_t tb = {out, outlen, 0};
     char file[512], line[1200], err[1024];
     int64_t bytes;
     size_t *vec;
     int i, rc;
 
-    if (explain_spec(spec, &a, &comm, &bytes, file, sizeof file, out,
-                     outlen) != 0)
+    if (explain_spec(spec, &a, &comm, &bytes, file, sizeof file, out, outlen) !=
+        0)
         return -1;
     ch4coll_config_load();
     if (file[0]) {
@@ -388,9 +391,10 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     }
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
-    snprintf(line, sizeof line, "%s comm_size=%d bytes=%lld nodes=%d%s%s "
-             "(tree: %s)", ch4coll_coll_name(a.coll), a.size,
-             (long long) bytes, comm.nodes,
+    snprintf(line, sizeof line,
+             "%s comm_size=%d bytes=%lld nodes=%d%s%s "
+             "(tree: %s)",
+             ch4coll_coll_name(a.coll), a.size, (long long) bytes, comm.nodes,
              a.commutative ? "" : " noncommutative",
              a.inplace ? " in_place" : "", tree ? tree->name : "none");
     append(&tb, line);
@@ -398,8 +402,7 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     if (rc != CH4COLL_OK) {
         snprintf(line, sizeof line, "-> error: %s", ch4coll_strerror(rc));
     } else {
-        size_t n = (size_t) snprintf(line, sizeof line, "-> %s",
-                                     ch.algo->name);
+        size_t n = (size_t) snprintf(line, sizeof line, "-> %s", ch.algo->name);
         for (i = 0; i < ch.algo->nparams && n < sizeof line; i++)
             n += (size_t) snprintf(line + n, sizeof line - n, "%s%s=%lld",
                                    i ? "," : ":", ch.algo->params[i].name,
@@ -425,7 +428,7 @@ static void validate_warning(const char *msg)
 
 int ch4coll_validate(const char *path, char *out, size_t outlen)
 {
-    textbuf_t tb = { out, outlen, 0 };
+    textbuf_t tb = {out, outlen, 0};
     ch4coll_tree_t t;
     char err[1024], line[1200];
     int rc;

@@ -126,14 +126,15 @@ static int init_once(int collective)
     if (ch4coll_select_init() != CH4COLL_OK)
         rc = CH4COLL_ERR_ARG;
     if (collective && !trees_agree()) {
-        ch4coll_log(CH4COLL_LOG_WARN, "error: the ranks loaded different "
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: the ranks loaded different "
                     "selection trees (tuning file differs or is unreadable "
                     "on some); all use the embedded default");
         ch4coll_select_use_default();
         rc = CH4COLL_ERR_ARG;
     }
     if (ch4coll_config.fallback != CH4COLL_FALLBACK_ERROR)
-        rc = CH4COLL_OK;        /* reported; defaults are in use */
+        rc = CH4COLL_OK; /* reported; defaults are in use */
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
     if (self_keyval == MPI_KEYVAL_INVALID)
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all,
@@ -141,9 +142,10 @@ static int init_once(int collective)
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
     detect_node_size(collective);
     initialized = 1;
-    ch4coll_log(CH4COLL_LOG_INFO, "ch4coll %s: %s, %d rank(s) on this node, "
-                "%d core(s), selection from %s", "0.1.0",
-                ch4coll_config.enable ? "enabled" : "disabled",
+    ch4coll_log(CH4COLL_LOG_INFO,
+                "ch4coll %s: %s, %d rank(s) on this node, "
+                "%d core(s), selection from %s",
+                "0.1.0", ch4coll_config.enable ? "enabled" : "disabled",
                 node_size, count_cores(),
                 ch4coll_select_tree() ? ch4coll_select_tree()->name : "-");
     return rc;
@@ -175,13 +177,13 @@ static int detect_locality(ch4coll_comm_t *c)
     if (PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, c->rank,
                              MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return CH4COLL_ERR_MPI;
-    PMPI_Bcast(&leader, 1, MPI_INT, 0, node);  /* lowest rank of the node */
+    PMPI_Bcast(&leader, 1, MPI_INT, 0, node); /* lowest rank of the node */
     PMPI_Comm_free(&node);
     PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
     /* leader ranks -> node indices in order of first appearance */
     s->nodes = 0;
     for (i = 0; i < p; i++) {
-        int lead = c->node_of[i];   /* lead <= i: already renumbered */
+        int lead = c->node_of[i]; /* lead <= i: already renumbered */
         c->node_of[i] = lead == i ? s->nodes++ : c->node_of[lead];
     }
     /* consecutive: every step stays on the node or opens the next one */

@@ -36,7 +36,8 @@ CH4COLL_API int MPI_Init(int *argc, char ***argv)
     return after_init(PMPI_Init(argc, argv));
 }
 
-CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required,
+                                int *provided)
 {
     return after_init(PMPI_Init_thread(argc, argv, required, provided));
 }
@@ -70,7 +71,8 @@ static ch4coll_side_t vside(const void *buf, const int *counts,
     return s;
 }
 
-CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
+                          MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_BCAST,
                         comm,
@@ -84,8 +86,8 @@ CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_C
                                     : PMPI_Bcast(buf, count, dt, root, comm);
 }
 
-CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-               MPI_Op op, int root, MPI_Comm comm)
+CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {
         CH4COLL_REDUCE,          comm, root, op, side(sendbuf, count, dt),
@@ -98,7 +100,7 @@ CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
 }
 
 CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {
         CH4COLL_ALLREDUCE,       comm, 0, op, side(sendbuf, count, dt),
@@ -110,9 +112,10 @@ CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                : PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
 }
 
-CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm)
+CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_ALLGATHER,
                         comm,
@@ -128,9 +131,10 @@ CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype s
                                 recvcount, recvtype, comm);
 }
 
-CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, const int *recvcounts, const int *displs,
-                   MPI_Datatype recvtype, MPI_Comm comm)
+CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const int *recvcounts, const int *displs,
+                               MPI_Datatype recvtype, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_ALLGATHERV,
                         comm,
@@ -146,9 +150,10 @@ CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
                                  recvcounts, displs, recvtype, comm);
 }
 
-CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 MPI_Comm comm)
+CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_ALLTOALL,
                         comm,
@@ -165,9 +170,10 @@ CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
 }
 
 CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
-                  const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
-                  const int *recvcounts, const int *rdispls,
-                  MPI_Datatype recvtype, MPI_Comm comm)
+                              const int *sdispls, MPI_Datatype sendtype,
+                              void *recvbuf, const int *recvcounts,
+                              const int *rdispls, MPI_Datatype recvtype,
+                              MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_ALLTOALLV,
                         comm,
@@ -183,9 +189,9 @@ CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
                                 recvcounts, rdispls, recvtype, comm);
 }
 
-CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-               MPI_Comm comm)
+CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_GATHER,
                         comm,
@@ -201,9 +207,10 @@ CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
                              recvtype, root, comm);
 }
 
-CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, const int *recvcounts, const int *displs,
-                MPI_Datatype recvtype, int root, MPI_Comm comm)
+CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            const int *recvcounts, const int *displs,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_GATHERV,
                         comm,
@@ -219,9 +226,9 @@ CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                               displs, recvtype, root, comm);
 }
 
-CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
+CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_SCATTER,
                         comm,
@@ -237,9 +244,10 @@ CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sen
                               recvtype, root, comm);
 }
 
-CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts,
+                             const int *displs, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_SCATTERV,
                         comm,
@@ -256,8 +264,8 @@ CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const i
 }
 
 CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                       const int *recvcounts, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm)
+                                   const int *recvcounts, MPI_Datatype dt,
+                                   MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_REDUCE_SCATTER,
                         comm,
@@ -273,8 +281,9 @@ CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                      comm);
 }
 
-CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                         int recvcount, MPI_Datatype dt,
+                                         MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {
         CH4COLL_REDUCE_SCATTER_BLOCK, comm, 0, op, side(sendbuf, recvcount, dt),
@@ -300,8 +309,8 @@ CH4COLL_API int MPI_Barrier(MPI_Comm comm)
     return rc != CH4COLL_RUN_NATIVE ? rc : PMPI_Barrier(comm);
 }
 
-CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-             MPI_Op op, MPI_Comm comm)
+CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {CH4COLL_SCAN,
                         comm,
@@ -316,8 +325,8 @@ CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Data
                : PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
 }
 
-CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-               MPI_Op op, MPI_Comm comm)
+CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     ch4coll_call_t c = {
         CH4COLL_EXSCAN,          comm, 0, op, side(sendbuf, count, dt),

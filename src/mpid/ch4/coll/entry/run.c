@@ -105,10 +105,9 @@ static int v_bytes(const int *counts, const int *displs, size_t size, int p,
 static int op_is_builtin(MPI_Op op)
 {
     static const MPI_Op builtin[] = {
-        MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
-        MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE,
-        MPI_NO_OP
-    };
+        MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+        MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
     size_t i;
 
     for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
@@ -280,7 +279,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
 {
     int coll = call->coll, root = is_rooted(coll) && c->rank == call->root;
 
-    memset(&k->f, 0, sizeof k->f);     /* padding too: compared bytewise */
+    memset(&k->f, 0, sizeof k->f); /* padding too: compared bytewise */
     k->v[0] = k->v[1] = k->v[2] = k->v[3] = NULL;
     k->f.coll = coll;
     k->f.root = is_rooted(coll) ? call->root : 0;
@@ -291,7 +290,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
     if (ch4coll_coll_is_reduction(coll)) {
         k->f.rcount = call->rcv.count;
         k->f.rtype = call->rcv.dt;
-        k->v[0] = call->rcv.counts;     /* reduce_scatter */
+        k->v[0] = call->rcv.counts; /* reduce_scatter */
     } else {
         if (sendtype_significant(coll, root, k->f.inplace)) {
             k->f.scount = call->snd.count;
@@ -420,20 +419,19 @@ static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
     size_t used = 0;
 
     for (i = 0; i < e->algo->nparams && used < sizeof params; i++)
-        used += (size_t) snprintf(params + used, sizeof params - used,
-                                  "%s%s=%lld", i ? "," : ":",
-                                  e->algo->params[i].name,
-                                  (long long) ch->params[i]);
+        used += (size_t) snprintf(
+            params + used, sizeof params - used, "%s%s=%lld", i ? "," : ":",
+            e->algo->params[i].name, (long long) ch->params[i]);
     n = snprintf(e->decision, sizeof e->decision,
                  "%s p=%d count=%zu %s=%zu root=%d%s%s: %s%s (%s)",
                  ch4coll_coll_name(a->coll), a->size, a->count,
                  red ? "elem_bytes" : "bytes", red ? a->elem.size : a->count,
                  a->root, a->inplace ? " in_place" : "",
-                 red && !a->commutative ? " noncommutative" : "",
-                 e->algo->name, params, ch->why);
+                 red && !a->commutative ? " noncommutative" : "", e->algo->name,
+                 params, ch->why);
     if (ch->path && n > 0 && (size_t) n < sizeof e->decision)
-        snprintf(e->decision + n, sizeof e->decision - (size_t) n,
-                 " [%s]", ch->path);
+        snprintf(e->decision + n, sizeof e->decision - (size_t) n, " [%s]",
+                 ch->path);
 }
 
 static void describe(const ch4coll_centry_t *e)
@@ -481,7 +479,7 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
         rc = ch4coll_sched_commit(&e->sched);
     if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(a->coll))
         rc = alloc_stages(e, call, io, a->size);
-    if (rc != CH4COLL_OK) {     /* never leave a broken entry behind */
+    if (rc != CH4COLL_OK) { /* never leave a broken entry behind */
         ch4coll_cache_remove(&c->cache, e);
         *out = NULL;
     }

@@ -49,7 +49,8 @@ void ch4coll_key_hash(ch4coll_key_t *k)
 
     h = mix(h, (uint64_t) k->f.coll | (uint64_t) k->f.inplace << 8 |
                    (uint64_t) (uint32_t) k->f.root << 16);
-    h = mix(h, (uint64_t) (uint32_t) k->f.scount << 32 | (uint32_t) k->f.rcount);
+    h = mix(h,
+            (uint64_t) (uint32_t) k->f.scount << 32 | (uint32_t) k->f.rcount);
     h = mix(h, (uint64_t) (uintptr_t) k->f.stype);
     h = mix(h, (uint64_t) (uintptr_t) k->f.rtype);
     h = mix(h, (uint64_t) (uintptr_t) k->f.op);
@@ -141,7 +142,7 @@ static void evict(ch4coll_cache_t *c, ch4coll_centry_t *e)
 void ch4coll_cache_remove(ch4coll_cache_t *c, ch4coll_centry_t *e)
 {
     evict(c, e);
-    c->evictions--;             /* not an eviction: it never worked */
+    c->evictions--; /* not an eviction: it never worked */
 }
 
 void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)

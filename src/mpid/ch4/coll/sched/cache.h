@@ -30,9 +30,9 @@ typedef struct {
         int scount, rcount;
         MPI_Datatype stype, rtype;
         MPI_Op op;
-        int nv;                 /* number of non-NULL v[] */
+        int nv; /* number of non-NULL v[] */
     } f;
-    const int *v[4];            /* rcounts, rdispls, scounts, sdispls */
+    const int *v[4]; /* rcounts, rdispls, scounts, sdispls */
     uint64_t hash;
 } ch4coll_key_t;
 
@@ -45,7 +45,7 @@ typedef struct {
     int r_in, r_out;       /* schedule reads / writes the recv buffer */
     int s_nblk, r_nblk;    /* blocks per side (regular) */
     int s_v, r_v;          /* side described by counts/displs */
-    int staged;    /* some side goes through stage[] */
+    int staged;            /* some side goes through stage[] */
 } ch4coll_bind_t;
 
 typedef struct ch4coll_centry {

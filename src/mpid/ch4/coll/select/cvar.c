@@ -208,9 +208,9 @@ static void load_choice(const char *var, const char *const *names,
 
 /* Variables of later capabilities, accepted by name so that a tuning setup
  * written for them does not fail, but reported as not active yet. */
-static const char *const inactive_vars[] = {
-    "MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
-    "MPIR_CVAR_CH4COLL_VERIFY", NULL};
+static const char *const inactive_vars[] = {"MPIR_CVAR_CH4COLL_VIRTUAL_PPN",
+                                            "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
+                                            "MPIR_CVAR_CH4COLL_VERIFY", NULL};
 
 extern char **environ;
 

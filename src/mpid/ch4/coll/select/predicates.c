@@ -21,27 +21,59 @@
 #include "config.h"
 
 /* Every collective name MPICH's files may use; ours map to ch4coll_coll_t. */
-static const char *const coll_words[] = {
-    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv",
-    "alltoallw", "barrier", "bcast", "exscan", "gather", "gatherv",
-    "iallgather", "iallgatherv", "iallreduce", "ialltoall", "ialltoallv",
-    "ialltoallw", "ibarrier", "ibcast", "iexscan", "igather", "igatherv",
-    "ineighbor_allgather", "ineighbor_allgatherv", "ineighbor_alltoall",
-    "ineighbor_alltoallv", "ineighbor_alltoallw", "ireduce",
-    "ireduce_scatter", "ireduce_scatter_block", "iscan", "iscatter",
-    "iscatterv", "neighbor_allgather", "neighbor_allgatherv",
-    "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw",
-    "reduce", "reduce_scatter", "reduce_scatter_block", "scan", "scatter",
-    "scatterv", NULL
-};
+static const char *const coll_words[] = {"allgather",
+                                         "allgatherv",
+                                         "allreduce",
+                                         "alltoall",
+                                         "alltoallv",
+                                         "alltoallw",
+                                         "barrier",
+                                         "bcast",
+                                         "exscan",
+                                         "gather",
+                                         "gatherv",
+                                         "iallgather",
+                                         "iallgatherv",
+                                         "iallreduce",
+                                         "ialltoall",
+                                         "ialltoallv",
+                                         "ialltoallw",
+                                         "ibarrier",
+                                         "ibcast",
+                                         "iexscan",
+                                         "igather",
+                                         "igatherv",
+                                         "ineighbor_allgather",
+                                         "ineighbor_allgatherv",
+                                         "ineighbor_alltoall",
+                                         "ineighbor_alltoallv",
+                                         "ineighbor_alltoallw",
+                                         "ireduce",
+                                         "ireduce_scatter",
+                                         "ireduce_scatter_block",
+                                         "iscan",
+                                         "iscatter",
+                                         "iscatterv",
+                                         "neighbor_allgather",
+                                         "neighbor_allgatherv",
+                                         "neighbor_alltoall",
+                                         "neighbor_alltoallv",
+                                         "neighbor_alltoallw",
+                                         "reduce",
+                                         "reduce_scatter",
+                                         "reduce_scatter_block",
+                                         "scan",
+                                         "scatter",
+                                         "scatterv",
+                                         NULL};
 
-static const char *const yes_no[] = { "no", "yes", NULL };
-static const char *const comm_types[] = { "intra", "inter", NULL };
-static const char *const size_words[] = { "pow2", "nonpow2",
-                                          "node_comm_size", NULL };
-static const char *const pow2_word[] = { "pow2", NULL };
-static const char *const hier_words[] = { "parent", "node_roots", "node",
-                                          "flat", NULL };
+static const char *const yes_no[] = {"no", "yes", NULL};
+static const char *const comm_types[] = {"intra", "inter", NULL};
+static const char *const size_words[] = {"pow2", "nonpow2", "node_comm_size",
+                                         NULL};
+static const char *const pow2_word[] = {"pow2", NULL};
+static const char *const hier_words[] = {"parent", "node_roots", "node", "flat",
+                                         NULL};
 
 static int pof2_floor(int p)
 {
@@ -164,15 +196,16 @@ static int multi_threaded(const ch4coll_selin_t *in, int64_t a)
     return in->multi_threaded == (int) a;
 }
 
-/* MPICH: comm_size <= N * node_count */
+/* MPICH: comm_size <= N * node_count (a >= comm_size is true at once,
+ * which also keeps the product far from overflow) */
 static int ppn_le(const ch4coll_selin_t *in, int64_t a)
 {
-    return in->comm_size <= a * in->nodes;
+    return a >= in->comm_size || in->comm_size <= a * in->nodes;
 }
 
 static int ppn_lt(const ch4coll_selin_t *in, int64_t a)
 {
-    return in->comm_size < a * in->nodes;
+    return a > in->comm_size || in->comm_size < a * in->nodes;
 }
 
 static int hierarchy(const ch4coll_selin_t *in, int64_t a)
@@ -202,65 +235,63 @@ static int dexpo_lt(const ch4coll_selin_t *in, int64_t a)
 
 /* ------------------------------------------------------------ table */
 
-#define LE CH4COLL_OP_LE
-#define LT CH4COLL_OP_LT
-#define EQ CH4COLL_OP_EQ
-#define INT CH4COLL_ARG_INT
+#define LE   CH4COLL_OP_LE
+#define LT   CH4COLL_OP_LT
+#define EQ   CH4COLL_OP_EQ
+#define INT  CH4COLL_ARG_INT
 #define WORD CH4COLL_ARG_WORD
 #define COMM CH4COLL_LEVEL_COMM
 #define CALL CH4COLL_LEVEL_CALL
 
 const ch4coll_pred_t ch4coll_preds[] = {
-    { "collective", EQ, WORD, coll_words, CALL, coll_is,
-      "the collective being called" },
-    { "comm_type", EQ, WORD, comm_types, COMM, comm_type,
-      "intra- or intercommunicator" },
-    { "comm_size", LE, INT, NULL, COMM, size_le, "communicator size" },
-    { "comm_size", LT, INT, NULL, COMM, size_lt, "communicator size" },
-    { "comm_size", EQ, WORD, size_words, COMM, size_is,
-      "power of two, not a power of two, or all ranks on one node" },
-    { "count", LE, INT, NULL, CALL, count_le,
-      "elements (reductions; reduce_scatter: all blocks) or bytes (data "
-      "movement)" },
-    { "count", LT, INT, NULL, CALL, count_lt, "as count<=" },
-    { "count", LT, WORD, pow2_word, CALL, count_lt_pow2,
-      "count below the largest power of two <= comm_size" },
-    { "avg_msg_size", LE, INT, NULL, CALL, avg_le,
-      "bytes per rank: total_msg_size / comm_size" },
-    { "avg_msg_size", LT, INT, NULL, CALL, avg_lt, "as avg_msg_size<=" },
-    { "total_msg_size", LE, INT, NULL, CALL, total_le,
-      "bytes of all ranks together" },
-    { "total_msg_size", LT, INT, NULL, CALL, total_lt,
-      "as total_msg_size<=" },
-    { "is_commutative", EQ, WORD, yes_no, CALL, commutative,
-      "the op is commutative" },
-    { "is_sendbuf_inplace", EQ, WORD, yes_no, CALL, inplace,
-      "MPI_IN_PLACE (non-rooted collectives; always no for rooted ones)" },
-    { "is_op_built_in", EQ, WORD, yes_no, CALL, op_builtin,
-      "a predefined op" },
-    { "is_block_regular", EQ, WORD, yes_no, CALL, block_regular,
-      "every rank's block has the same size" },
-    { "is_node_consecutive", EQ, WORD, yes_no, COMM, node_consecutive,
-      "the ranks of every node are contiguous" },
-    { "is_multi_threaded", EQ, WORD, yes_no, COMM, multi_threaded,
-      "MPI_THREAD_MULTIPLE" },
-    { "comm_avg_ppn", LE, INT, NULL, COMM, ppn_le,
-      "comm_size <= N * nodes" },
-    { "comm_avg_ppn", LT, INT, NULL, COMM, ppn_lt, "comm_size < N * nodes" },
-    { "comm_hierarchy", EQ, WORD, hier_words, COMM, hierarchy,
-      "parent: ranks share nodes; flat: one rank per node" },
-    { "comm_nodes", LE, INT, NULL, COMM, nodes_le, "nodes spanned" },
-    { "comm_nodes", LT, INT, NULL, COMM, nodes_lt, "nodes spanned" },
-    { "delta_expo_max", LE, INT, NULL, COMM, dexpo_le,
-      "largest gap between the exponents of comm_size's binary digits" },
-    { "delta_expo_max", LT, INT, NULL, COMM, dexpo_lt, "as delta_expo_max<=" },
+    {"collective", EQ, WORD, coll_words, CALL, coll_is,
+     "the collective being called"},
+    {"comm_type", EQ, WORD, comm_types, COMM, comm_type,
+     "intra- or intercommunicator"},
+    {"comm_size", LE, INT, NULL, COMM, size_le, "communicator size"},
+    {"comm_size", LT, INT, NULL, COMM, size_lt, "communicator size"},
+    {"comm_size", EQ, WORD, size_words, COMM, size_is,
+     "power of two, not a power of two, or all ranks on one node"},
+    {"count", LE, INT, NULL, CALL, count_le,
+     "elements (reductions; reduce_scatter: all blocks) or bytes (data "
+     "movement)"},
+    {"count", LT, INT, NULL, CALL, count_lt, "as count<="},
+    {"count", LT, WORD, pow2_word, CALL, count_lt_pow2,
+     "count below the largest power of two <= comm_size"},
+    {"avg_msg_size", LE, INT, NULL, CALL, avg_le,
+     "bytes per rank: total_msg_size / comm_size"},
+    {"avg_msg_size", LT, INT, NULL, CALL, avg_lt, "as avg_msg_size<="},
+    {"total_msg_size", LE, INT, NULL, CALL, total_le,
+     "bytes of all ranks together"},
+    {"total_msg_size", LT, INT, NULL, CALL, total_lt, "as total_msg_size<="},
+    {"is_commutative", EQ, WORD, yes_no, CALL, commutative,
+     "the op is commutative"},
+    {"is_sendbuf_inplace", EQ, WORD, yes_no, CALL, inplace,
+     "MPI_IN_PLACE (non-rooted collectives; always no for rooted ones)"},
+    {"is_op_built_in", EQ, WORD, yes_no, CALL, op_builtin, "a predefined op"},
+    {"is_block_regular", EQ, WORD, yes_no, CALL, block_regular,
+     "every rank's block has the same size"},
+    {"is_node_consecutive", EQ, WORD, yes_no, COMM, node_consecutive,
+     "the ranks of every node are contiguous"},
+    {"is_multi_threaded", EQ, WORD, yes_no, COMM, multi_threaded,
+     "MPI_THREAD_MULTIPLE"},
+    {"comm_avg_ppn", LE, INT, NULL, COMM, ppn_le, "comm_size <= N * nodes"},
+    {"comm_avg_ppn", LT, INT, NULL, COMM, ppn_lt, "comm_size < N * nodes"},
+    {"comm_hierarchy", EQ, WORD, hier_words, COMM, hierarchy,
+     "parent: ranks share nodes; flat: one rank per node"},
+    {"comm_nodes", LE, INT, NULL, COMM, nodes_le, "nodes spanned"},
+    {"comm_nodes", LT, INT, NULL, COMM, nodes_lt, "nodes spanned"},
+    {"delta_expo_max", LE, INT, NULL, COMM, dexpo_le,
+     "largest gap between the exponents of comm_size's binary digits"},
+    {"delta_expo_max", LT, INT, NULL, COMM, dexpo_lt, "as delta_expo_max<="},
 };
 
-const int ch4coll_npreds = (int) (sizeof ch4coll_preds / sizeof ch4coll_preds[0]);
+const int ch4coll_npreds =
+    (int) (sizeof ch4coll_preds / sizeof ch4coll_preds[0]);
 
 /* "name=any" for every name: one row per name would only repeat. */
-static const ch4coll_pred_t any_row = { "any", EQ, CH4COLL_ARG_ANY, NULL,
-                                        COMM, any, "always true" };
+static const ch4coll_pred_t any_row = {"any", EQ,  CH4COLL_ARG_ANY, NULL,
+                                       COMM,  any, "always true"};
 
 static int word_index(const char *const *words, const char *w)
 {
@@ -283,37 +314,45 @@ static int known_name(const char *name, size_t len)
     return 0;
 }
 
-static void list_names(char *err, size_t len)
+/* Append to err (capacity len) without ever writing past it. */
+static void append(char *err, size_t len, const char *fmt, const char *a,
+                   const char *b, const char *c)
 {
     size_t used = strlen(err);
+
+    if (used + 1 < len)
+        snprintf(err + used, len - used, fmt, a, b, c);
+}
+
+static void list_names(char *err, size_t len)
+{
     int i;
 
-    for (i = 0; i < ch4coll_npreds && used < len; i++)
+    for (i = 0; i < ch4coll_npreds; i++)
         if (i == 0 || strcmp(ch4coll_preds[i].name, ch4coll_preds[i - 1].name))
-            used += (size_t) snprintf(err + used, len - used, "%s%s",
-                                      i ? ", " : "", ch4coll_preds[i].name);
+            append(err, len, "%s%s%s", i ? ", " : "", ch4coll_preds[i].name,
+                   "");
 }
 
 static void list_forms(const char *name, size_t nlen, char *err, size_t len)
 {
-    size_t used = strlen(err);
+    char any[96];
     int i, j;
 
-    for (i = 0; i < ch4coll_npreds && used < len; i++) {
+    for (i = 0; i < ch4coll_npreds; i++) {
         const ch4coll_pred_t *p = &ch4coll_preds[i];
         const char *op = p->op == LE ? "<=" : p->op == LT ? "<" : "=";
         if (strlen(p->name) != nlen || strncmp(p->name, name, nlen) != 0)
             continue;
         if (p->argkind == INT) {
-            used += (size_t) snprintf(err + used, len - used, " %s%sN",
-                                      p->name, op);
+            append(err, len, " %s%s%s", p->name, op, "N");
             continue;
         }
-        for (j = 0; p->words[j] && used < len; j++)
-            used += (size_t) snprintf(err + used, len - used, " %s%s%s",
-                                      p->name, op, p->words[j]);
+        for (j = 0; p->words[j]; j++)
+            append(err, len, " %s%s%s", p->name, op, p->words[j]);
     }
-    snprintf(err + used, len - used, " %.*s=any", (int) nlen, name);
+    snprintf(any, sizeof any, " %.*s=any", (int) (nlen < 80 ? nlen : 80), name);
+    append(err, len, "%s%s%s", any, "", "");
 }
 
 int ch4coll_pred_parse(const char *key, int64_t *arg, char *err, size_t len)
@@ -327,12 +366,14 @@ int ch4coll_pred_parse(const char *key, int64_t *arg, char *err, size_t len)
         list_names(err, len);
         return -1;
     }
-    op = strncmp(rest, "<=", 2) == 0 ? LE : rest[0] == '<' ? LT
-        : rest[0] == '=' ? EQ : -1;
+    op = strncmp(rest, "<=", 2) == 0 ? LE
+         : rest[0] == '<'            ? LT
+         : rest[0] == '='            ? EQ
+                                     : -1;
     rest += op == LE ? 2 : 1;
     if (op == EQ && strcmp(rest, "any") == 0) {
         *arg = 0;
-        return ch4coll_npreds;  /* the shared any_row */
+        return ch4coll_npreds; /* the shared any_row */
     }
     for (i = 0; op >= 0 && i < ch4coll_npreds; i++) {
         const ch4coll_pred_t *p = &ch4coll_preds[i];

@@ -25,7 +25,7 @@ static int load_default(void)
                                "embedded default.json", log_warning, err,
                                sizeof err);
 
-    if (rc != CH4COLL_OK)      /* a build defect: CI validates the file */
+    if (rc != CH4COLL_OK) /* a build defect: CI validates the file */
         ch4coll_log(CH4COLL_LOG_WARN, "error: %s", err);
     have_tree = rc == CH4COLL_OK;
     return rc;
@@ -46,8 +46,10 @@ int ch4coll_select_init(void)
                     file, process_tree.nn);
         return CH4COLL_OK;
     }
-    ch4coll_log(CH4COLL_LOG_WARN, "error: MPIR_CVAR_CH4COLL_SELECTION_TUNING"
-                "_JSON_FILE: %s; using the embedded default", err);
+    ch4coll_log(CH4COLL_LOG_WARN,
+                "error: MPIR_CVAR_CH4COLL_SELECTION_TUNING"
+                "_JSON_FILE: %s; using the embedded default",
+                err);
     load_default();
     return CH4COLL_ERR_ARG;
 }
@@ -124,7 +126,7 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
     case CH4COLL_BARRIER:
         in->count = in->avg_msg_size = in->total_msg_size = 0;
         break;
-    default:                    /* one block per rank, the same everywhere */
+    default: /* one block per rank, the same everywhere */
         in->avg_msg_size = block * esize;
         in->total_msg_size = block * esize * p;
         break;
@@ -151,8 +153,10 @@ static int accept_leaf(const ch4coll_tnode_t *leaf, void *ctx)
 
     if (ch4coll_algo_applicable(leaf->algo, ac->a, &why))
         return 1;
-    ch4coll_log(CH4COLL_LOG_DEBUG, "selection: %s does not apply (%s); "
-                "trying the next match", leaf->algo->name, why);
+    ch4coll_log(CH4COLL_LOG_DEBUG,
+                "selection: %s does not apply (%s); "
+                "trying the next match",
+                leaf->algo->name, why);
     if (ac->trace) {
         snprintf(line, sizeof line, "%-9s %s does not apply: %s", "",
                  leaf->algo->name, why);
@@ -174,7 +178,7 @@ static void from_tree(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
                       void (*trace)(const char *, void *), void *ctx)
 {
     ch4coll_selin_t in = *comm;
-    accept_ctx_t ac = { a, trace, ctx };
+    accept_ctx_t ac = {a, trace, ctx};
     const ch4coll_tnode_t *leaf;
 
     if (!tree)
@@ -214,14 +218,16 @@ int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
         return CH4COLL_OK;
     }
     if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_ERROR) {
-        ch4coll_log(CH4COLL_LOG_WARN, "error: forced %s algorithm %s does "
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: forced %s algorithm %s does "
                     "not apply (%s) and MPIR_CVAR_CH4COLL_FALLBACK=error",
                     ch4coll_coll_name(a->coll), f->algo->name, reason);
         return CH4COLL_ERR_INAPPLICABLE;
     }
     if (f->algo && ch4coll_config.fallback == CH4COLL_FALLBACK_WARN &&
-        ch4coll_log_rank <= 0)  /* every rank decides alike: say it once */
-        ch4coll_log(CH4COLL_LOG_WARN, "warning: forced %s algorithm %s does "
+        ch4coll_log_rank <= 0) /* every rank decides alike: say it once */
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "warning: forced %s algorithm %s does "
                     "not apply (%s); using the tuning tree",
                     ch4coll_coll_name(a->coll), f->algo->name, reason);
     from_tree(a, tree, comm, out, trace, ctx);

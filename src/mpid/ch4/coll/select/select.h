@@ -36,8 +36,8 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in);
 typedef struct {
     const ch4coll_algo_t *algo;
     int64_t params[CH4COLL_MAX_PARAMS];
-    const char *why;            /* "forced by CVAR", "tuning tree", ... */
-    const char *path;           /* JSON path of the leaf, or NULL */
+    const char *why;  /* "forced by CVAR", "tuning tree", ... */
+    const char *path; /* JSON path of the leaf, or NULL */
 } ch4coll_choice_t;
 
 /* Choose for call a on a communicator whose pruned tree is tree (NULL:

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../util/util.h"
 #include "config.h"
@@ -30,46 +31,59 @@
  * target not (yet) in the registry, and any MPICH name not listed, runs
  * native. */
 static const struct {
+    int coll;
     const char *mpich, *ours;
 } mpich_map[] = {
-    { "MPIR_Bcast_intra_binomial", "binomial" },
-    { "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
-      "scatter_rd_allgather" },
-    { "MPIR_Bcast_intra_scatter_ring_allgather", "scatter_ring_allgather" },
-    { "MPIR_Bcast_intra_smp", "smp" },
-    { "MPIR_Reduce_intra_binomial", "binomial" },
-    { "MPIR_Reduce_intra_reduce_scatter_gather", "butterfly" },
-    { "MPIR_Reduce_intra_smp", "smp" },
-    { "MPIR_Allreduce_intra_recursive_doubling", "recursive_doubling" },
-    { "MPIR_Allreduce_intra_reduce_scatter_allgather", "butterfly" },
-    { "MPIR_Allreduce_intra_smp", "smp" },
-    { "MPIR_Allreduce_intra_ring", "ring" },
-    { "MPIR_Allgather_intra_ring", "ring" },
-    { "MPIR_Allgather_intra_recursive_doubling", "recursive_doubling" },
-    { "MPIR_Allgather_intra_brucks", "bruck" },
-    { "MPIR_Allgatherv_intra_ring", "ring" },
-    { "MPIR_Allgatherv_intra_recursive_doubling", "recursive_doubling" },
-    { "MPIR_Alltoall_intra_pairwise", "pairwise" },
-    { "MPIR_Alltoall_intra_pairwise_sendrecv_replace", "pairwise" },
-    { "MPIR_Alltoall_intra_brucks", "bruck" },
-    { "MPIR_Alltoall_intra_scattered", "scattered" },
-    { "MPIR_Alltoallv_intra_pairwise_sendrecv_replace", "pairwise" },
-    { "MPIR_Alltoallv_intra_scattered", "scattered" },
-    { "MPIR_Gather_intra_binomial", "binomial" },
-    { "MPIR_Gatherv_allcomm_linear", "linear" },
-    { "MPIR_Scatter_intra_binomial", "binomial" },
-    { "MPIR_Scatterv_allcomm_linear", "linear" },
-    { "MPIR_Reduce_scatter_intra_recursive_halving", "recursive_halving" },
-    { "MPIR_Reduce_scatter_intra_pairwise", "pairwise" },
-    { "MPIR_Reduce_scatter_intra_noncommutative", "noncommutative" },
-    { "MPIR_Reduce_scatter_block_intra_recursive_halving",
-      "recursive_halving" },
-    { "MPIR_Reduce_scatter_block_intra_pairwise", "pairwise" },
-    { "MPIR_Reduce_scatter_block_intra_noncommutative", "noncommutative" },
-    { "MPIR_Barrier_intra_dissemination", "dissemination" },
-    { "MPIR_Barrier_intra_smp", "smp" },
-    { "MPIR_Scan_intra_recursive_doubling", "recursive_doubling" },
-    { "MPIR_Exscan_intra_recursive_doubling", "recursive_doubling" },
+    {CH4COLL_BCAST, "MPIR_Bcast_intra_binomial", "binomial"},
+    {CH4COLL_BCAST, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+     "scatter_rd_allgather"},
+    {CH4COLL_BCAST, "MPIR_Bcast_intra_scatter_ring_allgather",
+     "scatter_ring_allgather"},
+    {CH4COLL_BCAST, "MPIR_Bcast_intra_smp", "smp"},
+    {CH4COLL_REDUCE, "MPIR_Reduce_intra_binomial", "binomial"},
+    {CH4COLL_REDUCE, "MPIR_Reduce_intra_reduce_scatter_gather", "butterfly"},
+    {CH4COLL_REDUCE, "MPIR_Reduce_intra_smp", "smp"},
+    {CH4COLL_ALLREDUCE, "MPIR_Allreduce_intra_recursive_doubling",
+     "recursive_doubling"},
+    {CH4COLL_ALLREDUCE, "MPIR_Allreduce_intra_reduce_scatter_allgather",
+     "butterfly"},
+    {CH4COLL_ALLREDUCE, "MPIR_Allreduce_intra_smp", "smp"},
+    {CH4COLL_ALLREDUCE, "MPIR_Allreduce_intra_ring", "ring"},
+    {CH4COLL_ALLGATHER, "MPIR_Allgather_intra_ring", "ring"},
+    {CH4COLL_ALLGATHER, "MPIR_Allgather_intra_recursive_doubling",
+     "recursive_doubling"},
+    {CH4COLL_ALLGATHER, "MPIR_Allgather_intra_brucks", "bruck"},
+    {CH4COLL_ALLGATHERV, "MPIR_Allgatherv_intra_ring", "ring"},
+    {CH4COLL_ALLGATHERV, "MPIR_Allgatherv_intra_recursive_doubling",
+     "recursive_doubling"},
+    {CH4COLL_ALLTOALL, "MPIR_Alltoall_intra_pairwise", "pairwise"},
+    {CH4COLL_ALLTOALL, "MPIR_Alltoall_intra_pairwise_sendrecv_replace",
+     "pairwise"},
+    {CH4COLL_ALLTOALL, "MPIR_Alltoall_intra_brucks", "bruck"},
+    {CH4COLL_ALLTOALL, "MPIR_Alltoall_intra_scattered", "scattered"},
+    {CH4COLL_ALLTOALLV, "MPIR_Alltoallv_intra_pairwise_sendrecv_replace",
+     "pairwise"},
+    {CH4COLL_ALLTOALLV, "MPIR_Alltoallv_intra_scattered", "scattered"},
+    {CH4COLL_GATHER, "MPIR_Gather_intra_binomial", "binomial"},
+    {CH4COLL_GATHERV, "MPIR_Gatherv_allcomm_linear", "linear"},
+    {CH4COLL_SCATTER, "MPIR_Scatter_intra_binomial", "binomial"},
+    {CH4COLL_SCATTERV, "MPIR_Scatterv_allcomm_linear", "linear"},
+    {CH4COLL_REDUCE_SCATTER, "MPIR_Reduce_scatter_intra_recursive_halving",
+     "recursive_halving"},
+    {CH4COLL_REDUCE_SCATTER, "MPIR_Reduce_scatter_intra_pairwise", "pairwise"},
+    {CH4COLL_REDUCE_SCATTER, "MPIR_Reduce_scatter_intra_noncommutative",
+     "noncommutative"},
+    {CH4COLL_REDUCE_SCATTER_BLOCK,
+     "MPIR_Reduce_scatter_block_intra_recursive_halving", "recursive_halving"},
+    {CH4COLL_REDUCE_SCATTER_BLOCK, "MPIR_Reduce_scatter_block_intra_pairwise",
+     "pairwise"},
+    {CH4COLL_REDUCE_SCATTER_BLOCK,
+     "MPIR_Reduce_scatter_block_intra_noncommutative", "noncommutative"},
+    {CH4COLL_BARRIER, "MPIR_Barrier_intra_dissemination", "dissemination"},
+    {CH4COLL_BARRIER, "MPIR_Barrier_intra_smp", "smp"},
+    {CH4COLL_SCAN, "MPIR_Scan_intra_recursive_doubling", "recursive_doubling"},
+    {CH4COLL_EXSCAN, "MPIR_Exscan_intra_recursive_doubling",
+     "recursive_doubling"},
 };
 
 static int is_mpich_name(const char *name)
@@ -82,8 +96,9 @@ static const ch4coll_algo_t *map_mpich(int coll, const char *name)
     const ch4coll_algo_t *al = NULL;
     size_t i;
 
+    /* an MPICH algorithm of another collective is not equivalent */
     for (i = 0; i < sizeof mpich_map / sizeof mpich_map[0] && !al; i++)
-        if (strcmp(mpich_map[i].mpich, name) == 0)
+        if (mpich_map[i].coll == coll && strcmp(mpich_map[i].mpich, name) == 0)
             al = ch4coll_algo_find(coll, mpich_map[i].ours);
     return al ? al : ch4coll_algo_find(coll, "native");
 }
@@ -133,8 +148,9 @@ static int add_path(ch4coll_tree_t *t, int parent, const char *key)
         t->pcap = cap;
         pp = parent >= 0 ? t->paths + parent : "";
     }
-    t->plen += (size_t) sprintf(t->paths + off, "%s%s%s", pp,
-                                *pp ? " > " : "", key) + 1;
+    t->plen +=
+        (size_t) sprintf(t->paths + off, "%s%s%s", pp, *pp ? " > " : "", key) +
+        1;
     return (int) off;
 }
 
@@ -154,8 +170,7 @@ static void warn_at(loader_t *L, const char *path, const char *what)
 {
     char msg[1024];
 
-    snprintf(msg, sizeof msg, "%s: warning: at %s: %s", L->t->name, path,
-             what);
+    snprintf(msg, sizeof msg, "%s: warning: at %s: %s", L->t->name, path, what);
     if (L->warn)
         L->warn(msg);
 }
@@ -186,7 +201,8 @@ static void leaf_params(loader_t *L, ch4coll_tnode_t *n, json_object *obj,
         }
         snprintf(num, sizeof num, "%s",
                  json_object_is_type(val, json_type_int)
-                     ? json_object_get_string(val) : "?");
+                     ? json_object_get_string(val)
+                     : "?");
         if (ch4coll_parse_int64(num, al->params[i].min, al->params[i].max,
                                 &v) != CH4COLL_OK) {
             char range[96];
@@ -210,20 +226,21 @@ static void make_leaf(loader_t *L, ch4coll_tnode_t *n, const char *key,
     n->pred = CH4COLL_NODE_LEAF;
     n->coll = coll;
     if (!coll_known) {
-        fail_at(L, path, "leaf '%s' is not under a collective= key%s", key,
-                "");
+        fail_at(L, path, "leaf '%s' is not under a collective= key%s", key, "");
         return;
     }
-    if (coll < 0) {             /* a collective ch4coll does not run */
+    if (coll < 0) { /* a collective ch4coll does not run */
         if (!composition && !is_mpich_name(name) && strcmp(name, "native"))
-            fail_at(L, path, "ch4coll has no algorithm '%s' for this "
-                    "collective; valid: native or MPICH names%s", name, "");
+            fail_at(L, path,
+                    "ch4coll has no algorithm '%s' for this "
+                    "collective; valid: native or MPICH names%s",
+                    name, "");
         return;
     }
     if (composition || is_mpich_name(name)) {
         n->algo = composition ? ch4coll_algo_find(coll, "native")
                               : map_mpich(coll, name);
-        return;                 /* MPICH's own parameters do not apply */
+        return; /* MPICH's own parameters do not apply */
     }
     n->algo = ch4coll_algo_find(coll, name);
     if (!n->algo) {
@@ -237,8 +254,10 @@ static void make_leaf(loader_t *L, ch4coll_tnode_t *n, const char *key,
         return;
     }
     if (!json_object_is_type(val, json_type_object)) {
-        fail_at(L, path, "the value of '%s' must be an object of "
-                "parameters%s", key, "");
+        fail_at(L, path,
+                "the value of '%s' must be an object of "
+                "parameters%s",
+                key, "");
         return;
     }
     leaf_params(L, n, val, path);
@@ -277,8 +296,9 @@ static void build(loader_t *L, int at, json_object *obj, int coll,
             return;
         }
         if (seen_any)
-            warn_at(L, t->paths + path, "unreachable: an earlier sibling "
-                    "matches every call (=any)");
+            warn_at(L, t->paths + path,
+                    "reached only when the earlier "
+                    "=any sibling yields no applicable algorithm");
         if (strncmp(key, "algorithm=", 10) == 0 ||
             strncmp(key, "composition=", 12) == 0) {
             make_leaf(L, n, key, val, coll, coll_known, t->paths + path);
@@ -293,15 +313,17 @@ static void build(loader_t *L, int at, json_object *obj, int coll,
         if (strcmp(ch4coll_pred_row(n->pred)->name, "collective") == 0) {
             ccoll = ch4coll_coll_from_name(strchr(key, '=') + 1);
             if (coll_known && ccoll != coll)
-                warn_at(L, t->paths + path, "never matches: nested in a "
+                warn_at(L, t->paths + path,
+                        "never matches: nested in a "
                         "different collective= key");
         }
         if (json_object_is_type(val, json_type_object) &&
             json_object_object_length(val) == 0)
             warn_at(L, t->paths + path, "empty: yields no algorithm");
         build(L, first + k - 1, val, ccoll,
-              coll_known || strcmp(ch4coll_pred_row(t->n[first + k - 1].pred)
-                                       ->name, "collective") == 0);
+              coll_known ||
+                  strcmp(ch4coll_pred_row(t->n[first + k - 1].pred)->name,
+                         "collective") == 0);
         if (L->failed)
             return;
     }
@@ -345,21 +367,27 @@ static json_object *parse_json(const char *text, const char *name, char *err,
         return NULL;
     }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    obj = json_tokener_parse_ex(tok, text, (int) n);
+    /* the terminating NUL ends a bare number or literal */
+    obj = json_tokener_parse_ex(tok, text, (int) n + 1);
     end = json_tokener_get_parse_end(tok);
-    if (!obj) {
+    if (!obj && json_tokener_get_error(tok) == json_tokener_success) {
+        snprintf(err, len, "%s:1:1: the top level must be an object", name);
+    } else if (!obj) {
         enum json_tokener_error e = json_tokener_get_error(tok);
         line_col(text, end, &line, &col);
         snprintf(err, len, "%s:%d:%d: %s", name, line, col,
-                 e == json_tokener_continue ? "unexpected end of file"
-                                            : json_tokener_error_desc(e));
+                 e == json_tokener_continue || e == json_tokener_error_parse_eof
+                     ? "unexpected end of file"
+                     : json_tokener_error_desc(e));
     } else {
-        while (end < n && strchr(" \t\r\n", text[end]))
+        while (end < n && text[end] && strchr(" \t\r\n", text[end]))
             end++;
         if (end < n) {
             line_col(text, end, &line, &col);
-            snprintf(err, len, "%s:%d:%d: unexpected text after the top-level "
-                     "object", name, line, col);
+            snprintf(err, len,
+                     "%s:%d:%d: unexpected text after the top-level "
+                     "object",
+                     name, line, col);
             json_object_put(obj);
             obj = NULL;
         } else if (!json_object_is_type(obj, json_type_object)) {
@@ -375,7 +403,7 @@ static json_object *parse_json(const char *text, const char *name, char *err,
 int ch4coll_tree_load(ch4coll_tree_t *t, const char *text, const char *name,
                       void (*warn)(const char *msg), char *err, size_t len)
 {
-    loader_t L = { t, warn, err, len, 0 };
+    loader_t L = {t, warn, err, len, 0};
     json_object *obj;
 
     memset(t, 0, sizeof *t);
@@ -391,7 +419,7 @@ int ch4coll_tree_load(ch4coll_tree_t *t, const char *text, const char *name,
         return CH4COLL_ERR_NOMEM;
     }
     t->nn = 1;
-    t->n[0].pred = ch4coll_npreds;      /* the root matches everything */
+    t->n[0].pred = ch4coll_npreds; /* the root matches everything */
     build(&L, 0, obj, -1, 0);
     json_object_put(obj);
     if (L.failed) {
@@ -403,17 +431,22 @@ int ch4coll_tree_load(ch4coll_tree_t *t, const char *text, const char *name,
 }
 
 int ch4coll_tree_load_file(ch4coll_tree_t *t, const char *path,
-                           void (*warn)(const char *msg), char *err,
-                           size_t len)
+                           void (*warn)(const char *msg), char *err, size_t len)
 {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
+    struct stat st;
     long n;
     int rc;
 
     memset(t, 0, sizeof *t);
     if (!f) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+        return CH4COLL_ERR_ARG;
+    }
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, len, "%s: not a regular file", path);
+        fclose(f);
         return CH4COLL_ERR_ARG;
     }
     if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
@@ -474,8 +507,7 @@ static int pruned_kids(const ch4coll_tree_t *t, int i,
         if (!keep(&t->n[c], in))
             continue;
         if (splice(&t->n[c])) {
-            k += pruned_kids(t, c, in, kids ? kids + k : NULL,
-                             cap - k);
+            k += pruned_kids(t, c, in, kids ? kids + k : NULL, cap - k);
             continue;
         }
         if (kids && k < cap)
@@ -522,7 +554,7 @@ int ch4coll_tree_prune(const ch4coll_tree_t *t, const ch4coll_selin_t *in,
 
     memset(out, 0, sizeof *out);
     if (!t)
-        return CH4COLL_OK;      /* no tree: every search answers native */
+        return CH4COLL_OK; /* no tree: every search answers native */
     memcpy(out->name, t->name, sizeof out->name);
     out->checksum = t->checksum;
     out->paths = ch4coll_malloc(t->plen ? t->plen : 1);
@@ -585,12 +617,12 @@ static const ch4coll_tnode_t *search(const search_t *S, int i)
     return NULL;
 }
 
-const ch4coll_tnode_t *ch4coll_tree_search(
-    const ch4coll_tree_t *t, const ch4coll_selin_t *in,
-    int (*accept)(const ch4coll_tnode_t *leaf, void *ctx), void *ctx,
-    void (*tr)(const char *line, void *ctx))
+const ch4coll_tnode_t *
+ch4coll_tree_search(const ch4coll_tree_t *t, const ch4coll_selin_t *in,
+                    int (*accept)(const ch4coll_tnode_t *leaf, void *ctx),
+                    void *ctx, void (*tr)(const char *line, void *ctx))
 {
-    search_t S = { t, in, accept, ctx, tr };
+    search_t S = {t, in, accept, ctx, tr};
 
     if (!t || t->nn == 0)
         return NULL;

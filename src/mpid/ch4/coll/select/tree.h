@@ -29,20 +29,24 @@ typedef struct {
     /* communicator */
     int inter;
     int comm_size;
-    int nodes;                  /* nodes the communicator spans */
-    int node_consecutive;       /* ranks of each node are contiguous */
-    int hierarchy;              /* CH4COLL_HIER_* */
+    int nodes;            /* nodes the communicator spans */
+    int node_consecutive; /* ranks of each node are contiguous */
+    int hierarchy;        /* CH4COLL_HIER_* */
     int multi_threaded;
     /* call (have_call = 0 while pruning) */
     int have_call;
-    int coll;                   /* ch4coll_coll_t */
-    int64_t count;              /* elements (reductions) or bytes */
+    int coll;      /* ch4coll_coll_t */
+    int64_t count; /* elements (reductions) or bytes */
     int64_t avg_msg_size, total_msg_size;
     int commutative, op_builtin, inplace, block_regular;
 } ch4coll_selin_t;
 
-enum { CH4COLL_HIER_PARENT, CH4COLL_HIER_NODE_ROOTS, CH4COLL_HIER_NODE,
-       CH4COLL_HIER_FLAT };
+enum {
+    CH4COLL_HIER_PARENT,
+    CH4COLL_HIER_NODE_ROOTS,
+    CH4COLL_HIER_NODE,
+    CH4COLL_HIER_FLAT
+};
 
 /* ------------------------------------------------------- predicates */
 
@@ -51,11 +55,11 @@ enum { CH4COLL_ARG_INT, CH4COLL_ARG_WORD, CH4COLL_ARG_ANY };
 enum { CH4COLL_LEVEL_COMM, CH4COLL_LEVEL_CALL };
 
 typedef struct {
-    const char *name;           /* "comm_size" */
-    int op;                     /* CH4COLL_OP_* */
-    int argkind;                /* CH4COLL_ARG_* */
-    const char *const *words;   /* ARG_WORD: NULL-terminated choices */
-    int level;                  /* CH4COLL_LEVEL_* */
+    const char *name;         /* "comm_size" */
+    int op;                   /* CH4COLL_OP_* */
+    int argkind;              /* CH4COLL_ARG_* */
+    const char *const *words; /* ARG_WORD: NULL-terminated choices */
+    int level;                /* CH4COLL_LEVEL_* */
     int (*eval)(const ch4coll_selin_t *in, int64_t arg);
     const char *desc;
 } ch4coll_pred_t;
@@ -86,22 +90,22 @@ int ch4coll_delta_expo_max(int p);
 enum { CH4COLL_NODE_LEAF = -1 };
 
 typedef struct {
-    int pred;                   /* predicate row, or CH4COLL_NODE_LEAF */
+    int pred; /* predicate row, or CH4COLL_NODE_LEAF */
     int64_t arg;
     int first, nchild;          /* children: nodes[first .. first+nchild) */
     int coll;                   /* leaf: its collective (-1: not ours) */
     const ch4coll_algo_t *algo; /* leaf: resolved algorithm (native too) */
     int64_t params[CH4COLL_MAX_PARAMS];
-    int path;                   /* offset of "a > b > c" in the path pool */
+    int path; /* offset of "a > b > c" in the path pool */
 } ch4coll_tnode_t;
 
 typedef struct {
-    ch4coll_tnode_t *n;         /* n[0] is the root (no predicate) */
+    ch4coll_tnode_t *n; /* n[0] is the root (no predicate) */
     int nn, cap;
-    char *paths;                /* path pool */
+    char *paths; /* path pool */
     size_t plen, pcap;
-    char name[256];             /* file name or "embedded default" */
-    uint64_t checksum;          /* of the text it was loaded from */
+    char name[256];    /* file name or "embedded default" */
+    uint64_t checksum; /* of the text it was loaded from */
 } ch4coll_tree_t;
 
 /* Load and validate a tree from JSON text.  name is used in messages.
@@ -124,10 +128,10 @@ int ch4coll_tree_prune(const ch4coll_tree_t *t, const ch4coll_selin_t *in,
 /* First applicable leaf for in, or NULL (native).  accept() says whether a
  * leaf's algorithm applies to the call; when it does not, the search goes
  * on with the next sibling.  trace (optional) receives one line per step. */
-const ch4coll_tnode_t *ch4coll_tree_search(
-    const ch4coll_tree_t *t, const ch4coll_selin_t *in,
-    int (*accept)(const ch4coll_tnode_t *leaf, void *ctx), void *ctx,
-    void (*trace)(const char *line, void *ctx));
+const ch4coll_tnode_t *
+ch4coll_tree_search(const ch4coll_tree_t *t, const ch4coll_selin_t *in,
+                    int (*accept)(const ch4coll_tnode_t *leaf, void *ctx),
+                    void *ctx, void (*trace)(const char *line, void *ctx));
 
 static inline const char *ch4coll_tree_path(const ch4coll_tree_t *t,
                                             const ch4coll_tnode_t *leaf)

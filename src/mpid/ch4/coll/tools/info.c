@@ -9,36 +9,36 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: ch4coll-info [OPTION]\n"
-            "  --algorithms        list every algorithm: collective, name, "
-            "parameters, restrictions\n"
-            "  --cvars [--markdown]\n"
-            "                      list the MPIR_CVAR_CH4COLL_* variables "
-            "(--markdown: the\n"
-            "                      table of doc/cvars.md)\n"
-            "  --explain SPEC [--file F]\n"
-            "                      the path through the selection tree and "
-            "the algorithm\n"
-            "                      chosen for a call shape, under the current "
-            "CVARs and the\n"
-            "                      tuning file they name (or F, or the "
-            "embedded default);\n"
-            "                      SPEC = coll=C,comm_size=P[,bytes=B]"
-            "[,ppn=K|nodes=N]\n"
-            "                      [,op=commutative|noncommutative|user]"
-            "[,inplace=1][,root=R]\n"
-            "                      [,threaded=1]; bytes = per-rank message "
-            "size\n"
-            "  --validate F        check a tuning file; exit status 0 if valid, "
-            "1 if not\n"
-            "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
-            "SPEC =\n"
-            "                      coll=C,algorithm=A[:k=v,...],p=P[,rank=R]"
-            "[,root=R][,count=N]\n"
-            "                      (all ranks unless rank= is given)\n"
-            "  --version           print the version\n"
-            "  --help              this text\n");
+    fprintf(
+        f, "usage: ch4coll-info [OPTION]\n"
+           "  --algorithms        list every algorithm: collective, name, "
+           "parameters, restrictions\n"
+           "  --cvars [--markdown]\n"
+           "                      list the MPIR_CVAR_CH4COLL_* variables "
+           "(--markdown: the\n"
+           "                      table of doc/cvars.md)\n"
+           "  --explain SPEC [--file F]\n"
+           "                      the path through the selection tree and "
+           "the algorithm\n"
+           "                      chosen for a call shape, under the current "
+           "CVARs and the\n"
+           "                      tuning file they name (or F, or the "
+           "embedded default);\n"
+           "                      SPEC = coll=C,comm_size=P[,bytes=B]"
+           "[,ppn=K|nodes=N]\n"
+           "                      [,op=commutative|noncommutative|user]"
+           "[,inplace=1][,root=R]\n"
+           "                      [,threaded=1]; bytes = per-rank message "
+           "size\n"
+           "  --validate F        check a tuning file; exit status 0 if valid, "
+           "1 if not\n"
+           "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
+           "SPEC =\n"
+           "                      coll=C,algorithm=A[:k=v,...],p=P[,rank=R]"
+           "[,root=R][,count=N]\n"
+           "                      (all ranks unless rank= is given)\n"
+           "  --version           print the version\n"
+           "  --help              this text\n");
 }
 
 static void list_algorithms(void)
@@ -67,7 +67,8 @@ static void list_cvars(int markdown)
     int i;
 
     if (markdown)
-        printf("| variable | default | values | meaning |\n|---|---|---|---|\n");
+        printf(
+            "| variable | default | values | meaning |\n|---|---|---|---|\n");
     for (i = 0; i < ch4coll_cvar_count(); i++) {
         if (markdown) {
             ch4coll_cvar_info(i, &cv);
@@ -113,8 +114,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--explain") == 0 &&
         (argc == 3 || (argc == 5 && strcmp(argv[3], "--file") == 0))) {
-        snprintf(spec, sizeof spec, "%s%s%s", argv[2], argc == 5 ? ",file=" : "",
-                 argc == 5 ? argv[4] : "");
+        snprintf(spec, sizeof spec, "%s%s%s", argv[2],
+                 argc == 5 ? ",file=" : "", argc == 5 ? argv[4] : "");
         if (ch4coll_explain(spec, buf, sizeof buf) != 0) {
             fprintf(stderr, "ch4coll-info: %s", buf);
             return 1;
