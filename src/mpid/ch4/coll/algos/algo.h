@@ -129,6 +129,8 @@ int ch4coll_reduce_scatter_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_reduce_scatter_block_pairwise(ch4coll_sched_t *,
                                           const ch4coll_args_t *,
                                           const int64_t *);
+int ch4coll_allreduce_butterfly(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
 int ch4coll_reduce_scatter_recursive_halving(ch4coll_sched_t *,
                                              const ch4coll_args_t *,
                                              const int64_t *);

@@ -97,6 +97,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "exchange full vectors at distance 2^k; non-power-of-two pre/post step"},
+    {"butterfly",
+     CH4COLL_ALLREDUCE,
+     ch4coll_allreduce_butterfly,
+     0,
+     0,
+     {{0}},
+     "recursive halving reduce-scatter + doubling allgather (Rabenseifner "
+     "3.5); any p, any op"},
     NATIVE(CH4COLL_ALLREDUCE),
 
     {"ring",
