@@ -20,15 +20,17 @@ static long checksum(const int *v, int n)
     return s;
 }
 
+/* Rank 0 prints a rank-weighted sum of everyone's checksum. */
 static void report(const char *name, const int *v, int n, MPI_Comm comm)
 {
-    long mine = checksum(v, n), all;
-
-    MPI_Reduce(&mine, &all, 1, MPI_LONG, MPI_BXOR, 0, comm);
+    unsigned long mine = (unsigned long) checksum(v, n), all;
     int rank;
+
     MPI_Comm_rank(comm, &rank);
+    mine *= 2UL * (unsigned long) rank + 1UL;
+    MPI_Reduce(&mine, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
     if (rank == 0)
-        printf("%-22s %ld\n", name, all);
+        printf("%-24s %lu\n", name, all);
 }
 
 int main(int argc, char **argv)
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
     report("MPI_Exscan", b, rank == 0 ? 0 : N, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%-22s done\n", "MPI_Barrier");
+        printf("%-24s done\n", "MPI_Barrier");
 
     free(a);
     free(b);
