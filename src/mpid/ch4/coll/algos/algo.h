@@ -160,6 +160,38 @@ int ch4coll_scan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_exscan_recursive_doubling(ch4coll_sched_t *, const ch4coll_args_t *,
                                       const int64_t *);
 
+int ch4coll_bcast_knomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                          const int64_t *);
+int ch4coll_barrier_tree(ch4coll_sched_t *, const ch4coll_args_t *,
+                         const int64_t *);
+int ch4coll_bcast_scatter_ring_allgather(ch4coll_sched_t *,
+                                         const ch4coll_args_t *,
+                                         const int64_t *);
+int ch4coll_bcast_scatter_rd_allgather(ch4coll_sched_t *,
+                                       const ch4coll_args_t *, const int64_t *);
+int ch4coll_allgather_recursive_doubling(ch4coll_sched_t *,
+                                         const ch4coll_args_t *,
+                                         const int64_t *);
+int ch4coll_allgather_bruck(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+int ch4coll_allgatherv_recursive_doubling(ch4coll_sched_t *,
+                                          const ch4coll_args_t *,
+                                          const int64_t *);
+int ch4coll_alltoall_bruck(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_alltoall_scattered(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_alltoallv_scattered(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
+int ch4coll_alltoall_permuted(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
+int ch4coll_alltoallv_permuted(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_gather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                          const int64_t *);
+int ch4coll_scatter_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+
 /* Byte offset of element i. */
 static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)
 {

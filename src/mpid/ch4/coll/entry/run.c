@@ -116,6 +116,37 @@ static int op_is_builtin(MPI_Op op)
     return 0;
 }
 
+/* Does the host MPI define this predefined op on this derived datatype?
+ * (MPICH defines MPI_SUM on a contiguous type of MPI_INT, say, only in
+ * some cases.)  Probed once per call shape with one element and the error
+ * handlers set to return; when it does not, the call goes native and the
+ * host reports MPI_ERR_OP as it would without ch4coll. */
+static int host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
+{
+    int ni, na, nd, combiner, rc;
+    MPI_Errhandler world, self;
+    char *mem;
+
+    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED)
+        return 1;
+    mem = ch4coll_calloc(2, e->true_extent ? e->true_extent : 1);
+    if (!mem)
+        return 0;
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    rc = PMPI_Reduce_local(mem - e->true_lb, mem + e->true_extent - e->true_lb,
+                           1, dt, op);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+    PMPI_Errhandler_free(&world);
+    PMPI_Errhandler_free(&self);
+    ch4coll_free(mem);
+    return rc == MPI_SUCCESS;
+}
+
 /* Reductions: the user's datatype is the element. */
 static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
                            ch4coll_args_t *a)
@@ -127,6 +158,8 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->op = call->op;
     PMPI_Op_commutative(call->op, &a->commutative);
     a->op_builtin = op_is_builtin(call->op);
+    if (a->op_builtin && !host_accepts(call->rcv.dt, call->op, &a->elem))
+        return 0;
     a->count = (size_t) call->rcv.count;
     if (call->coll == CH4COLL_REDUCE_SCATTER) {
         for (i = 0; i < p; i++) {
