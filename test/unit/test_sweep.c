@@ -7,6 +7,8 @@
  * a non-commutative user op on a contiguous pair and on a non-contiguous
  * vector type.  Rendezvous mode (sends complete only when matched), so
  * buffer reuse hazards and reliance on buffering are caught.
+ * Algorithms with parameters are swept again with each parameter at its
+ * minimum, between minimum and default, and above the default (p <= 32).
  * CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind runs).
  */
 #include <check.h>
@@ -38,8 +40,9 @@ static int has_inplace(int coll)
     return coll != CH4COLL_BCAST && coll != CH4COLL_BARRIER;
 }
 
-/* Sweep one registry entry; returns the number of failed cases. */
-static int sweep_algo(const ch4coll_algo_t *al)
+/* Sweep one registry entry with the given parameters (NULL: defaults);
+ * returns the number of failed cases. */
+static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
 {
     int pi, ci, ri, ip, dt, fails = 0, cases = 0;
     int np = (int) (sizeof plist / sizeof plist[0]);
@@ -51,7 +54,7 @@ static int sweep_algo(const ch4coll_algo_t *al)
         size_t counts[6] = {0,  1, (size_t) p - 1, (size_t) p, (size_t) p + 1,
                             big};
         int roots[3] = {0, p / 2, p - 1};
-        if (quick() && p > 17)
+        if ((quick() && p > 17) || p > maxp)
             break;
         for (ci = 0; ci < 6; ci++) {
             if (ci > 0 && counts[ci] == counts[ci - 1])
@@ -82,8 +85,33 @@ static int sweep_algo(const ch4coll_algo_t *al)
             }
         }
     }
-    fprintf(stderr, "sweep %s/%s: %d cases, %d failed\n",
-            ch4coll_coll_name(al->coll), al->name, cases, fails);
+    fprintf(stderr, "sweep %s/%s%s: %d cases, %d failed\n",
+            ch4coll_coll_name(al->coll), al->name, params ? " (params)" : "",
+            cases, fails);
+    return fails;
+}
+
+/* Every parameter at its minimum, at values between minimum and default
+ * and just above the default, the others at their defaults, up to p = 32. */
+static int sweep_params(const ch4coll_algo_t *al)
+{
+    int64_t params[CH4COLL_MAX_PARAMS];
+    int i, k, fails = 0;
+
+    for (i = 0; i < al->nparams; i++) {
+        const ch4coll_param_def_t *d = &al->params[i];
+        int64_t vals[4] = {d->min, d->min + 1, (d->min + d->def) / 2 + 1,
+                           d->def + 3};
+        for (k = 0; k < 4; k++) {
+            if (vals[k] > d->max || vals[k] == d->def ||
+                (k > 0 && vals[k] == vals[k - 1]))
+                continue;
+            ch4coll_algo_default_params(al, params);
+            params[i] = vals[k];
+            fprintf(stderr, "  %s=%lld\n", d->name, (long long) vals[k]);
+            fails += sweep_algo(al, params, 32);
+        }
+    }
     return fails;
 }
 
@@ -93,7 +121,8 @@ START_TEST(test_registry_entry)
 
     if (al->build == NULL)
         return; /* native: nothing to build */
-    ck_assert_int_eq(sweep_algo(al), 0);
+    ck_assert_int_eq(sweep_algo(al, NULL, 1 << 30), 0);
+    ck_assert_int_eq(sweep_params(al), 0);
 }
 END_TEST
 
