@@ -23,8 +23,9 @@ static int after_init(int rc)
 {
     if (rc == MPI_SUCCESS && ch4coll_init() != CH4COLL_OK) {
         ch4coll_log(CH4COLL_LOG_WARN,
-                    "error: invalid MPIR_CVAR_CH4COLL_* "
-                    "value and MPIR_CVAR_CH4COLL_FALLBACK=error");
+                    "error: MPI_Init fails: an invalid MPIR_CVAR_CH4COLL_* "
+                    "value or tuning file (above) and "
+                    "MPIR_CVAR_CH4COLL_FALLBACK=error");
         rc = MPI_ERR_OTHER;
         PMPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
     }
