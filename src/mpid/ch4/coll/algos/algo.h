@@ -192,6 +192,29 @@ int ch4coll_gather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_scatter_linear(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 
+int ch4coll_allreduce_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_reduce_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                        const int64_t *);
+int ch4coll_reduce_scatter_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
+int ch4coll_reduce_scatter_block_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                      const int64_t *);
+int ch4coll_reduce_butterfly(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
+int ch4coll_reduce_scatter_noncommutative(ch4coll_sched_t *,
+                                          const ch4coll_args_t *,
+                                          const int64_t *);
+int ch4coll_reduce_scatter_block_noncommutative(ch4coll_sched_t *,
+                                                const ch4coll_args_t *,
+                                                const int64_t *);
+int ch4coll_scan_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                        const int64_t *);
+int ch4coll_exscan_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                          const int64_t *);
+int ch4coll_allreduce_reduce_bcast(ch4coll_sched_t *, const ch4coll_args_t *,
+                                   const int64_t *);
+
 /* Byte offset of element i. */
 static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)
 {

@@ -66,6 +66,13 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
+/* the chunk parameter shared by the ring reductions */
+#define CHUNK_PARAM                                                            \
+    {                                                                          \
+        {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
+         "pipeline piece in bytes (0: whole segments)"},                       \
+    }
+
 #define NATIVE(c)                                                              \
     {                                                                          \
         "native", c, NULL, 0, 0, {{0}}, "the host MPI's own collective"        \
@@ -109,6 +116,18 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "binomial tree of full vectors; rank order kept for any op"},
+    {"ring", CH4COLL_REDUCE, ch4coll_reduce_ring, CH4COLL_R_COMMUTATIVE, 1,
+     CHUNK_PARAM,
+     "ring reduce-scatter, then every segment straight to the root "
+     "(Rabenseifner 3.7); commutative"},
+    {"butterfly",
+     CH4COLL_REDUCE,
+     ch4coll_reduce_butterfly,
+     0,
+     0,
+     {{0}},
+     "recursive halving reduce-scatter + binomial gather (Rabenseifner 3.5); "
+     "any p, any op, any root"},
     NATIVE(CH4COLL_REDUCE),
 
     {"recursive_doubling",
@@ -126,6 +145,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
      {{0}},
      "recursive halving reduce-scatter + doubling allgather (Rabenseifner "
      "3.5); any p, any op"},
+    {"ring", CH4COLL_ALLREDUCE, ch4coll_allreduce_ring, CH4COLL_R_COMMUTATIVE,
+     1, CHUNK_PARAM,
+     "ring reduce-scatter + ring allgather (Rabenseifner 3.7); commutative"},
+    {"reduce_bcast",
+     CH4COLL_ALLREDUCE,
+     ch4coll_allreduce_reduce_bcast,
+     0,
+     0,
+     {{0}},
+     "binomial reduce to rank 0 in rank order + binomial bcast; any op"},
     NATIVE(CH4COLL_ALLREDUCE),
 
     {"ring",
@@ -284,6 +313,17 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "vector halving at distance p'/2..1; non-power-of-two pre/post step"},
+    {"ring", CH4COLL_REDUCE_SCATTER, ch4coll_reduce_scatter_ring,
+     CH4COLL_R_COMMUTATIVE, 1, CHUNK_PARAM,
+     "p-1 ring steps to the right neighbour, blocks rotating; commutative"},
+    {"noncommutative",
+     CH4COLL_REDUCE_SCATTER,
+     ch4coll_reduce_scatter_noncommutative,
+     0,
+     0,
+     {{0}},
+     "halving at distance 1..p'/2 on rank-ordered groups, blocks routed to "
+     "their owners; any op, any p"},
     NATIVE(CH4COLL_REDUCE_SCATTER),
 
     {"pairwise",
@@ -300,6 +340,17 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "vector halving at distance p'/2..1; non-power-of-two pre/post step"},
+    {"ring", CH4COLL_REDUCE_SCATTER_BLOCK, ch4coll_reduce_scatter_block_ring,
+     CH4COLL_R_COMMUTATIVE, 1, CHUNK_PARAM,
+     "p-1 ring steps to the right neighbour, blocks rotating; commutative"},
+    {"noncommutative",
+     CH4COLL_REDUCE_SCATTER_BLOCK,
+     ch4coll_reduce_scatter_block_noncommutative,
+     0,
+     0,
+     {{0}},
+     "halving at distance 1..p'/2 on rank-ordered groups, blocks routed to "
+     "their owners; any op, any p"},
     NATIVE(CH4COLL_REDUCE_SCATTER_BLOCK),
 
     {"dissemination",
@@ -325,6 +376,13 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "partner rank XOR 2^k; ceil(lg p) steps, any op"},
+    {"linear",
+     CH4COLL_SCAN,
+     ch4coll_scan_linear,
+     0,
+     0,
+     {{0}},
+     "chain: rank r folds its input onto rank r-1's prefix and passes it on"},
     NATIVE(CH4COLL_SCAN),
 
     {"recursive_doubling",
@@ -334,6 +392,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "partner rank XOR 2^k; ceil(lg p) steps, any op"},
+    {"linear",
+     CH4COLL_EXSCAN,
+     ch4coll_exscan_linear,
+     0,
+     0,
+     {{0}},
+     "chain: rank r receives its result from r-1 and passes on result op "
+     "input"},
     NATIVE(CH4COLL_EXSCAN),
 };
 

@@ -1,0 +1,499 @@
+/*
+ * ring_reduce.c - ring reductions: allreduce, reduce, reduce_scatter and
+ * reduce_scatter_block, for commutative ops.
+ *
+ * Source: Rabenseifner & Adamidis section 3.7 ("Ring"): a reduce_scatter in
+ * p - 1 ring steps in which every process "computes all reduction
+ * operations for its own chunk of the result vector", completed for
+ * allreduce by a ring allgather ("each process sends its chunk of the result
+ * vector around the ring to the right (rank + 1) until its left neighbour
+ * has received it after p - 1 steps") and for reduce by "all processes send
+ * their result segment directly to root".  The paper's reduce_scatter
+ * exchanges with rank +- i; here every step talks to the two ring
+ * neighbours only, so each segment's partial result travels around the
+ * ring and is folded once at every rank.
+ *
+ * Segments: allreduce and reduce cut the vector of n elements into p
+ * balanced segments (the first n mod p one element longer, empty ones when
+ * n < p); reduce_scatter(_block) uses the blocks of the call.
+ *
+ * Steps (rank r, segments mod p):
+ *   1. reduce-scatter, step k = 0..p-2: send the partial result of segment
+ *      r-k-1 to r+1 (at k = 0 straight from the input), receive the partial
+ *      of segment r-k-2 from r-1 and fold my input into it.  After step p-2
+ *      rank r holds segment r reduced over all ranks.
+ *   2. allreduce: ring allgather, step k = 0..p-2: send segment r-k to r+1,
+ *      receive segment r-k-1 from r-1 straight into place.
+ *      reduce: every rank but the root sends segment r to the root, which
+ *      receives it straight into place.
+ *      reduce_scatter: nothing; segment r is rank r's block.
+ * Partials are received into the receive buffer where it has room and does
+ * not hold the input (allreduce and the reduce root, not in place), else
+ * into two scratch slots used alternately; the received buffer becomes the
+ * accumulator (partial = input op partial), so the input is never copied.
+ *
+ * Cost (n elements in all, balanced segments):
+ *   allreduce       2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
+ *   reduce          (p-1)(alpha + alpha_uni) + (p-1)/p n (beta + beta_uni)
+ *                   + (p-1)/p n gamma          (the paper's T_red,ring)
+ *   reduce_scatter  (p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma;
+ *                   irregular blocks pay for the largest block in flight.
+ * Scratch: none for allreduce and the reduce root when not in place; else
+ * two slots of the largest segment (block).
+ *
+ * Restrictions: commutative ops only - segment j is folded in ring order
+ * j+1, j+2, ..., p-1, 0, ..., j, which is rank order only for one segment.
+ * Any p, any count (zero-size segments and chunks are skipped on both
+ * sides), any root, MPI_IN_PLACE.
+ *
+ * Parameter chunk (bytes, default 0 = off, 0..2^40): pipeline each segment
+ * in pieces of at most chunk bytes of data (at least one element), so that
+ * a rank forwards the first piece of a segment while the next is still
+ * arriving.  Same meaning for all four builders.  A segment is cut into
+ * at most 2^20 pieces (a smaller chunk is raised accordingly).
+ *
+ * Tags and order: reduce-scatter step k uses tag k, allgather step k tag
+ * p-1+k, the reduce gather tag p-1.  Pieces of one step go to the same
+ * neighbour with the same tag, so both their sends and their receives are
+ * chained (each waits for the previous piece): they are issued in piece
+ * order on both sides.  Rendezvous cannot deadlock: a reduce-scatter
+ * receive waits only for earlier pieces and for the send that emptied its
+ * slot piece, both of smaller (step, piece); a receive of the allgather or
+ * gather waits for the reduce-scatter send of the same segment, whose
+ * matching receive waits for nothing of the second phase.
+ *
+ * Worked example, allreduce p = 3, n = 7 (segments 0..2 = 3, 2, 2
+ * elements) at rank 1: reduce-scatter step 0 sends its input of segment 0
+ * to rank 2 and receives rank 0's input of segment 2, folding in its own
+ * (d0 + d1 on segment 2); step 1 forwards that to rank 2 and receives rank
+ * 0's partial of segment 1 (d2 + d0), folding: segment 1 is complete.
+ * Allgather step 0 sends segment 1 to rank 2 and receives segment 0 from
+ * rank 0; step 1 forwards segment 0 and receives segment 2.
+ */
+#include "algo.h"
+
+#include "hazard.h"
+
+/* Most pieces per segment; a smaller chunk is raised to fit. */
+#define MAX_PIECES ((size_t) 1 << 20)
+
+/* Where my own segment's result goes, and how it is formed. */
+enum {
+    FIN_DIRECT,     /* received into place, my input folded in */
+    FIN_ONTO_INPUT, /* the place holds my input: received into a slot and
+                     * folded onto it (in place) */
+    FIN_SLOT,       /* left in the slot (a reduce non-root sends it on) */
+    FIN_COPY        /* left in the slot, copied into place when the input,
+                     * which overlaps the place, has been read */
+};
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    int p, rank;
+    int blocks;     /* segments are the call's blocks, else a balanced cut */
+    size_t ce;      /* piece length in elements */
+    int in_buf;     /* my input vector: send or receive buffer */
+    int direct;     /* partials received straight into the receive buffer */
+    int fin;        /* FIN_* */
+    size_t fin_off; /* element offset of my result in the receive buffer */
+    int slot[2];    /* scratch slots, allocated on first use */
+    size_t slot_len;
+    int track;         /* record the readers of my input (FIN_COPY) */
+    ch4coll_hz_t inrd; /* ... here */
+    /* per piece: the folds of the last step built and of the next one,
+     * and the last vertex reading each slot's piece */
+    int *fold, *nfold, *slot_rd[2];
+    int np;         /* length of those arrays: most pieces of a segment */
+    int *last_sent; /* per reduce-scatter step: its last send, or -1 */
+    int *mem;       /* the builder's one allocation behind the arrays */
+} ring_t;
+
+static int mod(int x, int p)
+{
+    return ((x % p) + p) % p;
+}
+
+static size_t seg_len(const ring_t *g, int j)
+{
+    const ch4coll_args_t *a = g->a;
+    size_t q, rem;
+
+    if (g->blocks)
+        return a->counts ? a->counts[j] : a->count;
+    q = a->count / (size_t) g->p;
+    rem = a->count % (size_t) g->p;
+    return q + ((size_t) j < rem ? 1 : 0);
+}
+
+/* Element offset of segment j in the input vector. */
+static size_t seg_off(const ring_t *g, int j)
+{
+    const ch4coll_args_t *a = g->a;
+    size_t q, rem;
+
+    if (g->blocks)
+        return a->displs ? a->displs[j] : (size_t) j * a->count;
+    q = a->count / (size_t) g->p;
+    rem = a->count % (size_t) g->p;
+    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+}
+
+static int npieces(const ring_t *g, size_t len)
+{
+    return len == 0 ? 0 : (int) (1 + (len - 1) / g->ce);
+}
+
+/* Offset (within its segment) and length of piece c of a segment. */
+static size_t piece(const ring_t *g, size_t len, int c, size_t *clen)
+{
+    size_t off = (size_t) c * g->ce;
+
+    *clen = len - off < g->ce ? len - off : g->ce;
+    return off;
+}
+
+static ch4coll_ref_t at(const ring_t *g, int buf, size_t elem)
+{
+    return ch4coll_ref(buf, ch4coll_eoff(g->a, elem));
+}
+
+static int slot_buf(ring_t *g, int k)
+{
+    int i = k % 2;
+
+    if (g->slot[i] < 0)
+        g->slot[i] = ch4coll_sched_scratch(g->s, g->slot_len);
+    return g->slot[i];
+}
+
+static void track_read(ring_t *g, int v)
+{
+    if (g->track)
+        ch4coll_hz_read_by(g->s, &g->inrd, v);
+}
+
+/* The step just built becomes the previous one; the next starts empty. */
+static void next_step(int **prev, int **next, int np)
+{
+    int *t = *prev, c;
+
+    *prev = *next;
+    *next = t;
+    for (c = 0; c < np; c++)
+        t[c] = -1;
+}
+
+/* Where the partial of a segment received at step k lives. */
+static ch4coll_ref_t partial_at(ring_t *g, int k, int seg, size_t poff)
+{
+    if (k == g->p - 2 && g->fin == FIN_DIRECT)
+        return at(g, CH4COLL_BUF_RECV, g->fin_off + poff);
+    if (k < g->p - 2 && g->direct)
+        return at(g, CH4COLL_BUF_RECV, seg_off(g, seg) + poff);
+    return at(g, slot_buf(g, k), poff);
+}
+
+/* Reduce-scatter step k: the sends of segment r-k-1. */
+static void rs_sends(ring_t *g, int k)
+{
+    int seg = mod(g->rank - k - 1, g->p), c, prev = -1, d[2];
+    size_t len = seg_len(g, seg), poff, plen;
+
+    for (c = 0; c < npieces(g, len); c++) {
+        ch4coll_ref_t src;
+        poff = piece(g, len, c, &plen);
+        d[0] = prev;
+        d[1] = k > 0 ? g->fold[c] : -1;
+        src = k == 0 ? at(g, g->in_buf, seg_off(g, seg) + poff)
+                     : partial_at(g, k - 1, seg, poff);
+        prev =
+            ch4coll_sched_send(g->s, src, plen, (g->rank + 1) % g->p, k, 2, d);
+        if (k == 0)
+            track_read(g, prev);
+        else if (src.buf >= CH4COLL_BUF_FIRST_SCRATCH)
+            g->slot_rd[(k - 1) % 2][c] = prev;
+    }
+    g->last_sent[k] = prev;
+}
+
+/* Reduce-scatter step k: receive and fold segment r-k-2. */
+static void rs_recvs(ring_t *g, int k)
+{
+    int seg = mod(g->rank - k - 2, g->p), c, prev = -1, got, d[2];
+    int onto = k == g->p - 2 && g->fin == FIN_ONTO_INPUT;
+    size_t len = seg_len(g, seg), poff, plen;
+
+    for (c = 0; c < npieces(g, len); c++) {
+        ch4coll_ref_t dst, mine;
+        poff = piece(g, len, c, &plen);
+        dst = onto ? at(g, slot_buf(g, k), poff) : partial_at(g, k, seg, poff);
+        mine = at(g, g->in_buf, seg_off(g, seg) + poff);
+        d[0] = prev;
+        /* a slot piece is free once the send of its last contents is */
+        d[1] = dst.buf >= CH4COLL_BUF_FIRST_SCRATCH ? g->slot_rd[k % 2][c] : -1;
+        got = ch4coll_sched_recv(g->s, dst, plen, mod(g->rank - 1, g->p), k, 2,
+                                 d);
+        prev = got;
+        if (onto) { /* mine = partial op mine, in place */
+            g->nfold[c] = ch4coll_sched_reduce(g->s, dst, mine, plen, 1, &got);
+        } else { /* partial = mine op partial (commutative) */
+            g->nfold[c] = ch4coll_sched_reduce(g->s, mine, dst, plen, 1, &got);
+            track_read(g, g->nfold[c]);
+        }
+    }
+}
+
+static void reduce_scatter_phase(ring_t *g)
+{
+    int k;
+
+    for (k = 0; k < g->p - 1; k++) {
+        rs_sends(g, k);
+        rs_recvs(g, k);
+        next_step(&g->fold, &g->nfold, g->np);
+    }
+}
+
+/* FIN_COPY: my block from its slot into place once the input is read. */
+static void finish_copy(ring_t *g)
+{
+    int d[1 + CH4COLL_HZ_READERS], nd = ch4coll_hz_wdeps(&g->inrd, d);
+    size_t len = seg_len(g, g->rank);
+
+    if (len > 0)
+        ch4coll_sched_copy(g->s, at(g, slot_buf(g, g->p - 2), 0),
+                           at(g, CH4COLL_BUF_RECV, g->fin_off), len, nd, d);
+}
+
+/* allreduce: ring allgather of the complete segments. */
+static void allgather_phase(ring_t *g)
+{
+    int p = g->p, k, c, prev, d[2];
+    size_t len, poff, plen;
+
+    for (k = 0; k < p - 1; k++) {
+        int sseg = mod(g->rank - k, p), rseg = mod(g->rank - k - 1, p);
+        len = seg_len(g, sseg);
+        prev = -1;
+        for (c = 0; c < npieces(g, len); c++) {
+            poff = piece(g, len, c, &plen);
+            d[0] = prev;
+            d[1] = g->fold[c]; /* final fold, then the previous receive */
+            prev = ch4coll_sched_send(
+                g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, sseg) + poff), plen,
+                (g->rank + 1) % p, p - 1 + k, 2, d);
+        }
+        len = seg_len(g, rseg);
+        prev = -1;
+        for (c = 0; c < npieces(g, len); c++) {
+            poff = piece(g, len, c, &plen);
+            d[0] = prev;
+            /* the reduce-scatter sent (read) this segment at step k */
+            d[1] = g->last_sent[k];
+            prev = ch4coll_sched_recv(
+                g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, rseg) + poff), plen,
+                mod(g->rank - 1, p), p - 1 + k, 2, d);
+            g->nfold[c] = prev;
+        }
+        next_step(&g->fold, &g->nfold, g->np);
+    }
+}
+
+/* reduce: every segment straight to the root. */
+static void gather_phase(ring_t *g)
+{
+    int p = g->p, root = g->a->root, c, j, prev = -1, d[2];
+    size_t len, poff, plen;
+
+    if (g->rank != root) {
+        len = seg_len(g, g->rank);
+        for (c = 0; c < npieces(g, len); c++) {
+            poff = piece(g, len, c, &plen);
+            d[0] = prev;
+            d[1] = g->fold[c];
+            prev = ch4coll_sched_send(g->s, at(g, slot_buf(g, p - 2), poff),
+                                      plen, root, p - 1, 2, d);
+        }
+        return;
+    }
+    for (j = 0; j < p; j++) {
+        if (j == root)
+            continue;
+        len = seg_len(g, j);
+        prev = -1;
+        for (c = 0; c < npieces(g, len); c++) {
+            poff = piece(g, len, c, &plen);
+            d[0] = prev;
+            /* the root's own partial of segment j was sent at this step */
+            d[1] = g->last_sent[mod(root - 1 - j, p)];
+            prev = ch4coll_sched_recv(
+                g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, j) + poff), plen, j,
+                p - 1, 2, d);
+        }
+    }
+}
+
+/* p = 1: the result is my input. */
+static void single(ring_t *g)
+{
+    size_t len = seg_len(g, 0), off = seg_off(g, 0);
+
+    if (len > 0 && (g->in_buf != CH4COLL_BUF_RECV || off != g->fin_off))
+        ch4coll_sched_copy(g->s, at(g, g->in_buf, off),
+                           at(g, CH4COLL_BUF_RECV, g->fin_off), len, 0, NULL);
+}
+
+/* Piece length in elements from the chunk parameter (bytes). */
+static size_t piece_elems(const ch4coll_args_t *a, const int64_t *params)
+{
+    int64_t chunk = params ? params[0] : 0;
+    size_t ce;
+
+    if (chunk <= 0 || a->elem.size == 0)
+        return SIZE_MAX;
+    ce = (size_t) chunk / a->elem.size;
+    return ce > 0 ? ce : 1;
+}
+
+/* Set up the state: allocations of the builder, roles of the buffers. */
+static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                     const int64_t *params, int blocks)
+{
+    int p = a->size, j, np = 1;
+    size_t maxlen = 0;
+
+    g->s = s;
+    g->a = a;
+    g->p = p;
+    g->rank = a->rank;
+    g->blocks = blocks;
+    g->ce = piece_elems(a, params);
+    g->in_buf = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
+    g->direct = 0;
+    g->fin = FIN_DIRECT;
+    g->fin_off = 0;
+    g->slot[0] = g->slot[1] = -1;
+    g->track = 0;
+    g->inrd = ch4coll_hz_user(CH4COLL_BUF_RECV);
+    for (j = 0; j < p; j++)
+        if (seg_len(g, j) > maxlen)
+            maxlen = seg_len(g, j);
+    g->slot_len = maxlen;
+    if (maxlen / g->ce >= MAX_PIECES) /* keep vertex ids in range */
+        g->ce = maxlen / MAX_PIECES + 1;
+    if (npieces(g, maxlen) > np)
+        np = npieces(g, maxlen);
+    g->np = np;
+    /* builder-time memory belongs to the builder */
+    g->mem = ch4coll_malloc((4 * (size_t) np + (size_t) p) * sizeof(int));
+    if (!g->mem)
+        return CH4COLL_ERR_NOMEM;
+    g->fold = g->mem;
+    g->nfold = g->fold + np;
+    g->slot_rd[0] = g->nfold + np;
+    g->slot_rd[1] = g->slot_rd[0] + np;
+    g->last_sent = g->slot_rd[1] + np;
+    for (j = 0; j < 4 * np + p; j++)
+        g->fold[j] = -1;
+    return CH4COLL_OK;
+}
+
+static void ring_fini(ring_t *g)
+{
+    ch4coll_free(g->mem);
+}
+
+int ch4coll_allreduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    ring_t g;
+    int rc;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    rc = ring_init(&g, s, a, params, 0);
+    if (rc != CH4COLL_OK)
+        return rc;
+    g.fin_off = seg_off(&g, a->rank);
+    g.direct = !a->inplace;
+    g.fin = a->inplace ? FIN_ONTO_INPUT : FIN_DIRECT;
+    if (a->size == 1) {
+        g.fin_off = 0;
+        single(&g);
+    } else {
+        reduce_scatter_phase(&g);
+        allgather_phase(&g);
+    }
+    ch4coll_sched_set_ntags(s, 2 * (a->size - 1));
+    ring_fini(&g);
+    return CH4COLL_OK;
+}
+
+int ch4coll_reduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                        const int64_t *params)
+{
+    ring_t g;
+    int rc, is_root = a->rank == a->root;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    rc = ring_init(&g, s, a, params, 0);
+    if (rc != CH4COLL_OK)
+        return rc;
+    g.fin_off = seg_off(&g, a->rank);
+    if (!is_root)
+        g.fin = FIN_SLOT;
+    else if (a->inplace)
+        g.fin = FIN_ONTO_INPUT;
+    else
+        g.direct = 1;
+    if (a->size == 1) {
+        g.fin_off = 0;
+        single(&g);
+    } else {
+        reduce_scatter_phase(&g);
+        gather_phase(&g);
+    }
+    ch4coll_sched_set_ntags(s, a->size);
+    ring_fini(&g);
+    return CH4COLL_OK;
+}
+
+/* Shared body of reduce_scatter and reduce_scatter_block. */
+static int reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                               const int64_t *params)
+{
+    ring_t g;
+    int rc;
+
+    rc = ring_init(&g, s, a, params, 1);
+    if (rc != CH4COLL_OK)
+        return rc;
+    if (a->inplace) /* the result goes to the start of the input */
+        g.fin = seg_off(&g, a->rank) == 0 ? FIN_ONTO_INPUT : FIN_COPY;
+    g.track = g.fin == FIN_COPY;
+    if (a->size == 1) {
+        single(&g);
+    } else if (g.slot_len > 0) {
+        reduce_scatter_phase(&g);
+        if (g.fin == FIN_COPY)
+            finish_copy(&g);
+    }
+    ch4coll_sched_set_ntags(s, a->size - 1);
+    ring_fini(&g);
+    return CH4COLL_OK;
+}
+
+int ch4coll_reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                const int64_t *params)
+{
+    return reduce_scatter_ring(s, a, params);
+}
+
+int ch4coll_reduce_scatter_block_ring(ch4coll_sched_t *s,
+                                      const ch4coll_args_t *a,
+                                      const int64_t *params)
+{
+    return reduce_scatter_ring(s, a, params);
+}
