@@ -1131,9 +1131,9 @@ START_TEST(test_parse_algorithm)
     ck_assert_msg(strstr(err, "foo") != NULL, "%s", err);
 
     /* an algorithm of another collective is not valid here */
-    ck_assert_int_eq(
-        ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "bruck", &f, err, sizeof err),
-        CH4COLL_ERR_ARG);
+    ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "bruck", &f,
+                                             err, sizeof err),
+                     CH4COLL_ERR_ARG);
 
     ck_assert_int_eq(ch4coll_parse_algorithm(CH4COLL_ALLREDUCE, "native", &f,
                                              err, sizeof err),
