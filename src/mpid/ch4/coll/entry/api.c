@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../algos/algo.h"
+#include "../sched/cache.h"
 #include "../select/config.h"
 #include "../select/select.h"
 #include "../select/tree.h"
@@ -28,6 +29,8 @@ void ch4coll_get_stats(ch4coll_stats_t *out)
     out->alloc_calls = ch4coll_alloc_calls();
     ch4coll_run_stats(&out->calls, &out->native_calls, &out->cache_hits,
                       &out->cache_misses);
+    out->cache_evictions =
+        __atomic_load_n(&ch4coll_cache_evictions_total, __ATOMIC_RELAXED);
 }
 
 int ch4coll_algorithm_count(void)

@@ -7,6 +7,8 @@
 
 #include "../util/util.h"
 
+uint64_t ch4coll_cache_evictions_total;
+
 void ch4coll_cache_init(ch4coll_cache_t *c, int limit)
 {
     memset(c, 0, sizeof *c);
@@ -137,12 +139,14 @@ static void evict(ch4coll_cache_t *c, ch4coll_centry_t *e)
     entry_free(e);
     c->n--;
     c->evictions++;
+    __atomic_fetch_add(&ch4coll_cache_evictions_total, 1, __ATOMIC_RELAXED);
 }
 
 void ch4coll_cache_remove(ch4coll_cache_t *c, ch4coll_centry_t *e)
 {
     evict(c, e);
     c->evictions--; /* not an eviction: it never worked */
+    __atomic_fetch_sub(&ch4coll_cache_evictions_total, 1, __ATOMIC_RELAXED);
 }
 
 void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op)

@@ -73,6 +73,9 @@ typedef struct {
     uint64_t hits, misses, evictions;
 } ch4coll_cache_t;
 
+/* Evictions over all caches of the process (statistics). */
+extern uint64_t ch4coll_cache_evictions_total;
+
 void ch4coll_cache_init(ch4coll_cache_t *c, int limit);
 void ch4coll_cache_destroy(ch4coll_cache_t *c);
 

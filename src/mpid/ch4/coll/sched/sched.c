@@ -49,8 +49,8 @@ int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
     s->scratch_bytes =
         ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->scratch_bytes);
     if (!s->bufs || !s->scratch_bytes)
-        return fail(s, CH4COLL_ERR_NOMEM), CH4COLL_ERR_NOMEM;
-    return CH4COLL_OK;
+        s->status = CH4COLL_ERR_NOMEM;
+    return s->status;
 }
 
 void ch4coll_sched_destroy(ch4coll_sched_t *s)
