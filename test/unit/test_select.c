@@ -2046,7 +2046,8 @@ START_TEST(test_selin_values)
     ck_assert_int_eq(in.inplace, 1);
     ck_assert_int_eq(in.commutative, 1);
 
-    /* rooted collectives: in-place is not collective knowledge */
+    /* in-place is an input only where MPI makes it collective: not for
+     * rooted collectives, scan, exscan or barrier */
     for (c = 0; c < CH4COLL_NCOLL; c++) {
         a.coll = c;
         a.counts = a.displs = irregular;
@@ -2055,7 +2056,8 @@ START_TEST(test_selin_values)
         ch4coll_selin_from_args(&a, &in);
         if (c == CH4COLL_BCAST || c == CH4COLL_REDUCE || c == CH4COLL_GATHER ||
             c == CH4COLL_GATHERV || c == CH4COLL_SCATTER ||
-            c == CH4COLL_SCATTERV)
+            c == CH4COLL_SCATTERV || c == CH4COLL_SCAN || c == CH4COLL_EXSCAN ||
+            c == CH4COLL_BARRIER)
             ck_assert_msg(in.inplace == 0, "%s: inplace", ch4coll_coll_name(c));
         else
             ck_assert_msg(in.inplace == 1, "%s: not inplace",

@@ -213,7 +213,8 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     c->sel.inter = c->inter;
     c->sel.comm_size = c->size;
     if (!c->inter) {
-        if (PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
+        /* split, not dup: no user attribute callbacks, no info hints */
+        if (PMPI_Comm_split(comm, 0, c->rank, &c->dup) != MPI_SUCCESS) {
             ch4coll_free(c);
             return CH4COLL_ERR_MPI;
         }
@@ -247,7 +248,7 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
 int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
 {
     void *val;
-    int flag, rc;
+    int flag = 0, rc;
 
     if (comm == last_comm && last_epoch == state_epoch) {
         *out = last_state;

@@ -76,28 +76,56 @@ static int is_rooted(int coll)
 
 /* Arguments MPICH would reject: leave them to the host MPI, which reports
  * them through the communicator's error handler. */
+static int sendtype_significant(int coll, int root, int inplace);
+static int recvtype_significant(int coll, int root, int inplace);
+static int in_place(const ch4coll_call_t *call, int rank);
+
+/* Only the counts MPI reads on this rank are checked: an ignored count may
+ * be anything, and refusing it here would send this rank alone native. */
 static int args_valid(const ch4coll_call_t *call, const ch4coll_comm_t *c)
 {
+    int root, inplace;
+
     if (is_rooted(call->coll) && (call->root < 0 || call->root >= c->size))
         return 0;
-    if (call->snd.count < 0 || call->rcv.count < 0)
+    root = is_rooted(call->coll) && c->rank == call->root;
+    inplace = in_place(call, c->rank);
+    if (ch4coll_coll_is_reduction(call->coll))
+        return call->rcv.count >= 0 && call->op != MPI_OP_NULL;
+    if (sendtype_significant(call->coll, root, inplace) && call->snd.count < 0)
+        return 0;
+    if (recvtype_significant(call->coll, root, inplace) && call->rcv.count < 0)
         return 0;
     if (ch4coll_coll_is_reduction(call->coll) && call->op == MPI_OP_NULL)
         return 0;
     return 1;
 }
 
-/* v-arrays in bytes into dst[0..p) (counts) and dst[p..2p) (displs). */
+/* The smallest displacement, or 0: MPI allows negative displacements,
+ * the schedule's offsets are unsigned, so the side's base pointer moves
+ * down by this many elements instead. */
+static int min_displ(const int *displs, int p)
+{
+    int i, m = 0;
+
+    for (i = 0; i < p; i++)
+        if (displs[i] < m)
+            m = displs[i];
+    return m;
+}
+
+/* v-arrays in bytes into dst[0..p) (counts) and dst[p..2p) (displs, taken
+ * from the shifted base). */
 static int v_bytes(const int *counts, const int *displs, size_t size, int p,
-                   size_t *dst)
+                   int shift, size_t *dst)
 {
     int i;
 
     for (i = 0; i < p; i++) {
-        if (counts[i] < 0 || displs[i] < 0)
+        if (counts[i] < 0)
             return 0;
         dst[i] = (size_t) counts[i] * size;
-        dst[p + i] = (size_t) displs[i] * size;
+        dst[p + i] = (size_t) ((int64_t) displs[i] - shift) * size;
     }
     return 1;
 }
@@ -253,7 +281,8 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
         io->r_in = a->inplace;
         io->r_out = a->coll == CH4COLL_ALLGATHERV || root;
         if (a->coll == CH4COLL_ALLGATHERV || root) {
-            if (!v_bytes(r->counts, r->displs, io->rt.size, p, v))
+            io->r_shift = min_displ(r->displs, p);
+            if (!v_bytes(r->counts, r->displs, io->rt.size, p, io->r_shift, v))
                 return 0;
             a->counts = v;
             a->displs = v + p;
@@ -265,7 +294,8 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
         io->s_v = 1;
         io->r_out = !(root && a->inplace);
         if (root) {
-            if (!v_bytes(s->counts, s->displs, io->st.size, p, v))
+            io->s_shift = min_displ(s->displs, p);
+            if (!v_bytes(s->counts, s->displs, io->st.size, p, io->s_shift, v))
                 return 0;
             a->scounts = v;
             a->sdispls = v + p;
@@ -278,11 +308,14 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
         io->s_v = io->r_v = 1;
         io->r_in = a->inplace;
         io->r_out = 1;
-        if (!v_bytes(r->counts, r->displs, io->rt.size, p, v))
+        io->r_shift = min_displ(r->displs, p);
+        if (!v_bytes(r->counts, r->displs, io->rt.size, p, io->r_shift, v))
             return 0;
         if (a->inplace)
             memset(v + 2 * p, 0, 2 * (size_t) p * sizeof *v);
-        else if (!v_bytes(s->counts, s->displs, io->st.size, p, v + 2 * p))
+        else if ((io->s_shift = min_displ(s->displs, p)),
+                 !v_bytes(s->counts, s->displs, io->st.size, p, io->s_shift,
+                          v + 2 * p))
             return 0;
         a->counts = v;
         a->displs = v + p;
@@ -371,6 +404,7 @@ typedef struct {
     const ch4coll_side_t *side;
     const ch4coll_elem_t *t;
     int nblk, v;
+    int shift; /* smallest displacement (<= 0) */
 } side_view_t;
 
 static size_t blk_count(const side_view_t *sv, int i)
@@ -378,9 +412,11 @@ static size_t blk_count(const side_view_t *sv, int i)
     return sv->v ? (size_t) sv->side->counts[i] : (size_t) sv->side->count;
 }
 
+/* Displacement of block i from the shifted base, in elements. */
 static size_t blk_disp(const side_view_t *sv, int i)
 {
-    return sv->v ? (size_t) sv->side->displs[i] : (size_t) i * sv->side->count;
+    return sv->v ? (size_t) ((int64_t) sv->side->displs[i] - sv->shift)
+                 : (size_t) i * sv->side->count;
 }
 
 static size_t packed_bytes(const side_view_t *sv)
@@ -403,7 +439,9 @@ static int move_side(const side_view_t *sv, void *user, void *stage, int unpack)
 
     for (i = 0; i < sv->nblk && rc == MPI_SUCCESS; i++) {
         size_t n = blk_count(sv, i), d = blk_disp(sv, i);
-        char *u = (char *) user + d * sv->t->extent;
+        char *u = (char *) user +
+                  (ptrdiff_t) sv->shift * (ptrdiff_t) sv->t->extent +
+                  d * sv->t->extent;
         char *st = (char *) stage + d * sv->t->size;
         pos = 0;
         if (n == 0)
@@ -425,10 +463,12 @@ static void views(const ch4coll_call_t *call, const ch4coll_bind_t *io, int p,
     s->t = &io->st;
     s->v = io->s_v;
     s->nblk = io->s_v ? p : io->s_nblk;
+    s->shift = io->s_shift;
     r->side = &call->rcv;
     r->t = &io->rt;
     r->v = io->r_v;
     r->nblk = io->r_v ? p : io->r_nblk;
+    r->shift = io->r_shift;
 }
 
 static int need_send_stage(const ch4coll_bind_t *io)
@@ -510,6 +550,18 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
         rc = al->build(&e->sched, a, e->params);
     if (rc == CH4COLL_OK)
         rc = ch4coll_sched_commit(&e->sched);
+    if (rc == CH4COLL_OK && e->sched.ntags > c->tag_ub) {
+        /* more tags than MPI_TAG_UB allows (huge p): the same on every
+         * rank, so all of them run native */
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "warning: %s needs %d tags, above "
+                    "MPI_TAG_UB %d; running native",
+                    al->name, e->sched.ntags, c->tag_ub);
+        ch4coll_sched_destroy(&e->sched);
+        e->built = 0;
+        e->algo = ch4coll_algo_find(a->coll, "native");
+        return CH4COLL_OK;
+    }
     if (rc == CH4COLL_OK && !ch4coll_coll_is_reduction(a->coll))
         rc = alloc_stages(e, call, io, a->size);
     if (rc != CH4COLL_OK) { /* never leave a broken entry behind */
@@ -570,15 +622,24 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
             rc = move_side(&sv, (void *) sbuf, e->stage[0], 0);
             if (rc != CH4COLL_OK)
                 return rc;
-            sbuf = e->stage[0];
         }
-        if (need_recv_stage(io)) {
-            if (io->r_in &&
-                (rc = move_side(&rv, rbuf, e->stage[1], 0)) != CH4COLL_OK)
+        if (need_recv_stage(io) && io->r_in) {
+            rc = move_side(&rv, rbuf, e->stage[1], 0);
+            if (rc != CH4COLL_OK)
                 return rc;
-            rbuf = e->stage[1];
         }
     }
+    /* a v side with negative displacements: offsets start at the lowest */
+    if (io->staged && need_send_stage(io))
+        sbuf = e->stage[0];
+    else if (sbuf && io->s_shift)
+        sbuf = (const char *) sbuf +
+               (ptrdiff_t) io->s_shift * (ptrdiff_t) io->st.extent;
+    if (io->staged && need_recv_stage(io))
+        rbuf = e->stage[1];
+    else if (rbuf && io->r_shift)
+        rbuf =
+            (char *) rbuf + (ptrdiff_t) io->r_shift * (ptrdiff_t) io->rt.extent;
     rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
                              ch4coll_comm_next_tag(c, e->sched.ntags),
                              &ch4coll_transport_pmpi, &c->dup);

@@ -46,6 +46,7 @@ typedef struct {
     int s_nblk, r_nblk;    /* blocks per side (regular) */
     int s_v, r_v;          /* side described by counts/displs */
     int staged;            /* some side goes through stage[] */
+    int s_shift, r_shift;  /* smallest displacement of a v side (<= 0) */
 } ch4coll_bind_t;
 
 typedef struct ch4coll_centry {

@@ -267,7 +267,7 @@ const ch4coll_pred_t ch4coll_preds[] = {
     {"is_commutative", EQ, WORD, yes_no, CALL, commutative,
      "the op is commutative"},
     {"is_sendbuf_inplace", EQ, WORD, yes_no, CALL, inplace,
-     "MPI_IN_PLACE (non-rooted collectives; always no for rooted ones)"},
+     "MPI_IN_PLACE (no for rooted collectives, scan, exscan)"},
     {"is_op_built_in", EQ, WORD, yes_no, CALL, op_builtin, "a predefined op"},
     {"is_block_regular", EQ, WORD, yes_no, CALL, block_regular,
      "every rank's block has the same size"},

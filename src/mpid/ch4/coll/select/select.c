@@ -131,9 +131,12 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
         in->total_msg_size = block * esize * p;
         break;
     }
-    if (a->coll != CH4COLL_BCAST && a->coll != CH4COLL_REDUCE &&
-        a->coll != CH4COLL_GATHER && a->coll != CH4COLL_GATHERV &&
-        a->coll != CH4COLL_SCATTER && a->coll != CH4COLL_SCATTERV)
+    /* MPI makes MPI_IN_PLACE collective only for these; elsewhere (rooted
+     * collectives, scan, exscan) ranks may differ, so it is no input */
+    if (a->coll == CH4COLL_ALLREDUCE || a->coll == CH4COLL_ALLGATHER ||
+        a->coll == CH4COLL_ALLGATHERV || a->coll == CH4COLL_ALLTOALL ||
+        a->coll == CH4COLL_ALLTOALLV || a->coll == CH4COLL_REDUCE_SCATTER ||
+        a->coll == CH4COLL_REDUCE_SCATTER_BLOCK)
         in->inplace = a->inplace;
 }
 
