@@ -215,6 +215,9 @@ int ch4coll_exscan_linear(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_allreduce_reduce_bcast(ch4coll_sched_t *, const ch4coll_args_t *,
                                    const int64_t *);
 
+int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
+                                    const int64_t *);
+
 /* Byte offset of element i. */
 static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)
 {

@@ -107,6 +107,13 @@ const ch4coll_algo_t ch4coll_algos[] = {
      0,
      {{0}},
      "binomial scatter of p pieces + doubling allgather; any p"},
+    {"pipelined_bintree",
+     CH4COLL_BCAST,
+     ch4coll_bcast_pipelined_bintree,
+     0,
+     1,
+     {{"chunk", 65536, 1, (int64_t) 1 << 40, "pipeline chunk in bytes"}},
+     "binary tree, message pipelined in chunks (NEC 3.3); any p"},
     NATIVE(CH4COLL_BCAST),
 
     {"binomial",
