@@ -27,6 +27,7 @@ typedef struct {
     int fallback;
     int cache_size;
     int64_t chunk_size;
+    int chunk_size_set; /* MPIR_CVAR_CH4COLL_CHUNK_SIZE was given */
     ch4coll_forced_t forced[CH4COLL_NCOLL];
     int nerrors; /* bad values seen while parsing */
 } ch4coll_config_t;
@@ -41,6 +42,11 @@ int ch4coll_config_load(void);
  * CH4COLL_ERR_ARG and writes a message naming the valid choices. */
 int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,
                             char *err, size_t errlen);
+
+/* The registry defaults of al's parameters, with
+ * MPIR_CVAR_CH4COLL_CHUNK_SIZE (when set) as the default of a "chunk"
+ * parameter.  Explicit values (tuning file, forced CVAR) override these. */
+void ch4coll_config_default_params(const ch4coll_algo_t *al, int64_t *params);
 
 /* Strict integer parse: whole string, in [min, max]. */
 int ch4coll_parse_int64(const char *text, int64_t min, int64_t max,

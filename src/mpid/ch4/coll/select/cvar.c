@@ -45,9 +45,10 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "than cores"},
     {"MPIR_CVAR_CH4COLL_CACHE_SIZE", "64", "1 .. 1048576",
      "schedules cached per communicator (least recently used evicted)"},
-    {"MPIR_CVAR_CH4COLL_CHUNK_SIZE", "65536", "1 .. 2^40",
-     "default pipeline chunk in bytes (read and validated; no algorithm of "
-     "this release pipelines)"},
+    {"MPIR_CVAR_CH4COLL_CHUNK_SIZE", "(unset)", "1 .. 2^40",
+     "when set, the default of every algorithm's chunk parameter (pipelined "
+     "bcast, ring reductions); a chunk given in the tuning file or in "
+     "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM still wins"},
 };
 
 int ch4coll_cvar_count(void)
@@ -98,6 +99,18 @@ static void list_algorithms(int coll, char *buf, size_t len)
         if (ch4coll_algos[i].coll == coll)
             used += (size_t) snprintf(buf + used, len - used, ", %s",
                                       ch4coll_algos[i].name);
+}
+
+void ch4coll_config_default_params(const ch4coll_algo_t *al, int64_t *params)
+{
+    int i;
+
+    ch4coll_algo_default_params(al, params);
+    for (i = 0; i < al->nparams && ch4coll_config.chunk_size_set; i++)
+        if (strcmp(al->params[i].name, "chunk") == 0 &&
+            ch4coll_config.chunk_size >= al->params[i].min &&
+            ch4coll_config.chunk_size <= al->params[i].max)
+            params[i] = ch4coll_config.chunk_size;
 }
 
 static int parse_param(const ch4coll_algo_t *al, char *kv,
@@ -162,7 +175,7 @@ int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,
         return CH4COLL_ERR_ARG;
     }
     out->algo = al;
-    ch4coll_algo_default_params(al, out->params);
+    ch4coll_config_default_params(al, out->params);
     if (!colon)
         return CH4COLL_OK;
     for (kv = strtok_r(colon + 1, ",", &save); kv;
@@ -284,8 +297,11 @@ int ch4coll_config_load(void)
     load_int("MPIR_CVAR_CH4COLL_CACHE_SIZE", 1, 1 << 20,
              "an integer in [1, 1048576]", &v);
     c->cache_size = (int) v;
+    i = c->nerrors;
     load_int("MPIR_CVAR_CH4COLL_CHUNK_SIZE", 1, INT64_C(1) << 40,
              "a byte count in [1, 2^40]", &c->chunk_size);
+    c->chunk_size_set =
+        getenv("MPIR_CVAR_CH4COLL_CHUNK_SIZE") != NULL && i == c->nerrors;
     for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
         const char *val;
         snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",

@@ -183,7 +183,7 @@ static void leaf_params(loader_t *L, ch4coll_tnode_t *n, json_object *obj,
     char valid[256] = "";
     int i;
 
-    ch4coll_algo_default_params(al, n->params);
+    ch4coll_config_default_params(al, n->params);
     for (i = 0; i < al->nparams; i++)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s",
                  i ? ", " : "", al->params[i].name);
