@@ -1,5 +1,5 @@
 /*
- * linear.c - linear (flat tree) gatherv and scatterv.
+ * linear.c - linear (flat tree) gather(v) and scatter(v).
  *
  * Source: NEC MPI/SX section 4.1 notes that irregular gather/scatter cannot
  * use the regular binomial tree without knowing every count everywhere; the
@@ -10,11 +10,15 @@
  * T = (p-1) alpha + N beta at the root (N bytes in all).  No scratch.
  * Zero-size blocks are skipped on both sides (sender and root both know).
  *
+ * gather and scatter are the same builders with regular blocks (i m).
+ *
  * Worked example, p = 5, root 3: ranks 0, 1, 2, 4 each send once to 3,
  * which receives at displs[0], displs[1], displs[2], displs[4] and copies
  * its own block (unless MPI_IN_PLACE).
  */
 #include "algo.h"
+
+#include "../util/util.h"
 
 int ch4coll_gatherv_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
@@ -64,4 +68,45 @@ int ch4coll_scatterv_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
             ch4coll_sched_send(s, at, a->scounts[i], i, 0, 0, NULL);
     }
     return CH4COLL_OK;
+}
+
+/* gather and scatter: the v-builders with regular blocks of a->count bytes
+ * at i * a->count (the root talks to every rank directly; NEC MPI/SX 4.1:
+ * the binomial trees "gradually become flatter" as m grows). */
+static int regular(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                   const int64_t *params,
+                   int (*vbuild)(ch4coll_sched_t *, const ch4coll_args_t *,
+                                 const int64_t *))
+{
+    ch4coll_args_t va = *a;
+    size_t *v;
+    int i, rc;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    /* builder-time memory belongs to the builder */
+    v = ch4coll_malloc(2 * (size_t) a->size * sizeof *v);
+    if (!v)
+        return CH4COLL_ERR_NOMEM;
+    for (i = 0; i < a->size; i++) {
+        v[i] = a->count;
+        v[a->size + i] = (size_t) i * a->count;
+    }
+    va.counts = va.scounts = v;
+    va.displs = va.sdispls = v + a->size;
+    rc = vbuild(s, &va, params);
+    ch4coll_free(v);
+    return rc;
+}
+
+int ch4coll_gather_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                          const int64_t *params)
+{
+    return regular(s, a, params, ch4coll_gatherv_linear);
+}
+
+int ch4coll_scatter_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    return regular(s, a, params, ch4coll_scatterv_linear);
 }
