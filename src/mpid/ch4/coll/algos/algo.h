@@ -96,6 +96,30 @@ enum {
 typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params);
 
+/*
+ * The cost model (Rabenseifner 3.1, Hockney): a message of m bytes costs
+ * alpha + m beta; every rank sends one message and receives one message at
+ * a time (full duplex, single port); combining m bytes in a local reduction
+ * costs m gamma; copies are free.  Times in seconds.  transport/replay.c
+ * runs committed schedules on exactly this model; each algorithm's cost
+ * function is its closed formula on the same model (test_model.c checks
+ * that the two agree).
+ */
+typedef struct {
+    double alpha; /* seconds per message */
+    double beta;  /* seconds per byte transferred */
+    double gamma; /* seconds per byte reduced */
+} ch4coll_model_t;
+
+/* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster. */
+extern const ch4coll_model_t ch4coll_model_default;
+
+/* Predicted time of one call with these parameters (the builder's own
+ * parameter adjustments included). */
+typedef double (*ch4coll_cost_fn)(const ch4coll_args_t *a,
+                                  const int64_t *params,
+                                  const ch4coll_model_t *m);
+
 typedef struct ch4coll_algo {
     const char *name;
     int coll;
@@ -104,6 +128,7 @@ typedef struct ch4coll_algo {
     int nparams;
     ch4coll_param_def_t params[CH4COLL_MAX_PARAMS];
     const char *desc;
+    ch4coll_cost_fn cost; /* NULL for "native" */
 } ch4coll_algo_t;
 
 extern const ch4coll_algo_t ch4coll_algos[];
@@ -217,6 +242,12 @@ int ch4coll_allreduce_reduce_bcast(ch4coll_sched_t *, const ch4coll_args_t *,
 
 int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
                                     const int64_t *);
+
+/* Bytes of n elements of the call's element (the model's unit). */
+static inline double ch4coll_nbytes(const ch4coll_args_t *a, size_t n)
+{
+    return (double) n * (double) a->elem.size;
+}
 
 /* Byte offset of element i. */
 static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)

@@ -66,6 +66,8 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
+const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10};
+
 /* the chunk parameter shared by the ring reductions */
 #define CHUNK_PARAM                                                            \
     {                                                                          \
@@ -75,7 +77,7 @@ int ch4coll_coll_from_name(const char *name)
 
 #define NATIVE(c)                                                              \
     {                                                                          \
-        "native", c, NULL, 0, 0, {{0}}, "the host MPI's own collective"        \
+        "native", c, NULL, 0, 0, {{0}}, "the host MPI's own collective", NULL  \
     }
 
 const ch4coll_algo_t ch4coll_algos[] = {
