@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "transport/loop.h"
+#include "transport/replay.h"
 
 #define MOD  1000003
 #define SENT 0xA5
@@ -672,6 +673,56 @@ int hz_run(const hz_case_t *c, char *err, size_t errlen)
             rc = compare(c, &w, r, err, errlen);
     }
     ch4coll_loop_destroy(loop);
+    for (r = 0; r < p; r++)
+        ch4coll_sched_destroy(&s[r]);
+    free(s);
+    free(sp);
+    world_free(&w);
+    return rc;
+}
+
+int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
+             double *formula, char *err, size_t errlen)
+{
+    world_t w;
+    ch4coll_sched_t *s;
+    ch4coll_sched_t **sp;
+    int p = c->p, r, rc = 0;
+    int64_t params[CH4COLL_MAX_PARAMS];
+
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    setup_v(c, &w);
+    /* no data: world_free() frees these NULL entries */
+    w.sbuf = xcalloc((size_t) p * sizeof *w.sbuf);
+    w.rbuf = xcalloc((size_t) p * sizeof *w.rbuf);
+    w.sinit = xcalloc((size_t) p * sizeof *w.sinit);
+    w.exp = xcalloc((size_t) p * sizeof *w.exp);
+    w.care = xcalloc((size_t) p * sizeof *w.care);
+    s = xcalloc((size_t) p * sizeof *s);
+    sp = xcalloc((size_t) p * sizeof *sp);
+    if (c->params)
+        memcpy(params, c->params, sizeof params);
+    else
+        ch4coll_algo_default_params(c->algo, params);
+    if (formula)
+        *formula = -1;
+    for (r = 0; r < p && rc == 0; r++) {
+        ch4coll_args_t a;
+        make_args(c, &w, r, &a);
+        if (formula && c->algo->cost && r == c->root)
+            *formula = c->algo->cost(&a, params, m);
+        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, p) != CH4COLL_OK ||
+            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
+            snprintf(err, errlen, "building rank %d failed: %s", r,
+                     ch4coll_strerror(s[r].status));
+            rc = -1;
+        }
+        sp[r] = &s[r];
+    }
+    if (rc == 0 && ch4coll_replay(sp, p, m, t, err, errlen) != CH4COLL_OK)
+        rc = -1;
     for (r = 0; r < p; r++)
         ch4coll_sched_destroy(&s[r]);
     free(s);

@@ -48,6 +48,13 @@ void hz_teardown(void);
 /* 0 if every rank's result matches; else -1 with a description in err. */
 int hz_run(const hz_case_t *c, char *err, size_t errlen);
 
+/* Build the schedules of every rank (no data) and replay them on the cost
+ * model (transport/replay.h): *t = simulated time; *formula (if not NULL)
+ * = the registry's cost function evaluated with the root's arguments, or
+ * -1 if the algorithm has none.  0, or -1 with a description in err. */
+int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
+             double *formula, char *err, size_t errlen);
+
 /* Allocation calls of the library during the second and later runs of
  * the last hz_run (must be 0: cached schedules do not allocate). */
 uint64_t hz_rerun_allocs(void);
