@@ -39,6 +39,7 @@ int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
     memset(s, 0, sizeof *s);
     s->elem = *elem;
     s->op = op;
+    s->kernel = op == MPI_OP_NULL ? NULL : ch4coll_kernel_find(elem->dt, op);
     s->rank = rank;
     s->size = size;
     s->ntags = 1;
@@ -400,7 +401,9 @@ static int issue(ch4coll_sched_t *s, int id)
             s->act[s->nact++] = id;
         return rc;
     case CH4COLL_V_REDUCE:
-        if (v->count > 0)
+        if (v->count > 0 && s->kernel)
+            s->kernel(ref_ptr(s, v->a), ref_ptr(s, v->b), v->count);
+        else if (v->count > 0)
             rc = s->tp->reduce(s->tctx, ref_ptr(s, v->a), ref_ptr(s, v->b),
                                v->count, s->elem.dt, s->op);
         break;

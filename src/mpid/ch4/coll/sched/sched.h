@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "../transport/transport.h"
+#include "kernels.h"
 
 enum {
     CH4COLL_BUF_SEND = 0,
@@ -103,6 +104,7 @@ typedef struct ch4coll_sched {
     /* fixed at init */
     ch4coll_elem_t elem;
     MPI_Op op;
+    ch4coll_kernel_fn kernel; /* predefined (type, op): direct, else NULL */
     int rank, size;
     int ntags; /* tags used per call (same on every rank) */
 

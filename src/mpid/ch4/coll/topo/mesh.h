@@ -81,8 +81,7 @@ static inline int ch4coll_mesh_rank(int nd, const int *dims, const int *c)
 }
 
 /* Grid coordinates of snake position i (0 <= i < product of dims). */
-static inline void ch4coll_snake_coords(int i, int nd, const int *dims,
-                                        int *c)
+static inline void ch4coll_snake_coords(int i, int nd, const int *dims, int *c)
 {
     int k, block = 1;
 

@@ -76,10 +76,9 @@ static event_t heap_pop(sim_t *S)
         long c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n &&
-            (S->heap[c + 1].t < S->heap[c].t ||
-             (S->heap[c + 1].t == S->heap[c].t &&
-              S->heap[c + 1].seq < S->heap[c].seq)))
+        if (c + 1 < n && (S->heap[c + 1].t < S->heap[c].t ||
+                          (S->heap[c + 1].t == S->heap[c].t &&
+                           S->heap[c + 1].seq < S->heap[c].seq)))
             c++;
         if (e.t < S->heap[c].t ||
             (e.t == S->heap[c].t && e.seq < S->heap[c].seq))
@@ -159,8 +158,10 @@ static int on_send(sim_t *S, int r, int v, double t, char *err, size_t errlen)
     item_t *rv;
 
     if (dst < 0 || dst >= S->p || !S->s[dst]) {
-        snprintf(err, errlen, "replay: rank %d sends to rank %d, which has "
-                              "no schedule", r, dst);
+        snprintf(err, errlen,
+                 "replay: rank %d sends to rank %d, which has "
+                 "no schedule",
+                 r, dst);
         return CH4COLL_ERR_PROTOCOL;
     }
     if (S->sport[r] > start)
@@ -295,8 +296,8 @@ int ch4coll_replay(ch4coll_sched_t *const *scheds, int p,
     S.rport = calloc((size_t) p, sizeof *S.rport);
     S.cpu = calloc((size_t) p, sizeof *S.cpu);
     S.last = calloc((size_t) p, sizeof *S.last);
-    if (!S.pending || !S.ready || !S.msgs || !S.recvs || !S.sport ||
-        !S.rport || !S.cpu || !S.last) {
+    if (!S.pending || !S.ready || !S.msgs || !S.recvs || !S.sport || !S.rport ||
+        !S.cpu || !S.last) {
         sim_free(&S);
         return CH4COLL_ERR_NOMEM;
     }
@@ -305,8 +306,10 @@ int ch4coll_replay(ch4coll_sched_t *const *scheds, int p,
         if (!s)
             continue;
         if (!s->committed) {
-            snprintf(err, errlen, "replay: rank %d's schedule is not "
-                                  "committed", r);
+            snprintf(err, errlen,
+                     "replay: rank %d's schedule is not "
+                     "committed",
+                     r);
             rc = CH4COLL_ERR_ARG;
             break;
         }

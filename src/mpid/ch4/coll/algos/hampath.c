@@ -1,0 +1,372 @@
+/*
+ * hampath.c - reduce and allreduce pipelined along a Hamiltonian path of a
+ * virtual mesh, for commutative ops.
+ *
+ * Source: Almasi et al., BlueGene/L collectives, section 3.1, "MPI_Reduce"
+ * and "MPI_Allreduce", Figure 2(b).  A reduction tree makes the ranks that
+ * combine several neighbours (indegree > 1) the bottleneck; "a Hamiltonian
+ * path chaining together all nodes in the communicator ensures each node
+ * receives data from only one neighbour", "results are collected along the
+ * stream in the direction of the root", "boosting bandwidth at a severe
+ * cost to latency".  Where one extent of the mesh is even, "two streams
+ * (using opposing directions along the same path) ... may be used
+ * simultaneously".  The long allreduce is "a pipeline connection of
+ * long-message Reduce and long-message broadcast": reduction along a path
+ * ending at a root, the result broadcast back along the reversed path.
+ *
+ * The path.  The ranks are laid out on the 3-D virtual mesh of topo/mesh.h
+ * (ch4coll_mesh_dims(p, 3)).
+ *   reduce: when the mesh has a Hamiltonian cycle (p even) the path is the
+ *     cycle opened just after the root, so that the root is its last
+ *     position; stream B runs the cycle the other way round, also ending at
+ *     the root.  When it has none (p odd) the path is the snake, relabelled
+ *     by a rank shift so that its last position is the root: position i
+ *     holds (snake_rank(i) - snake_rank(p-1) + root) mod p.  A path has only
+ *     one direction that ends at the root, so on odd p both halves would
+ *     share it: streams = 2 runs as one stream there.
+ *   allreduce: the snake; stream A reduces towards its last position and
+ *     broadcasts back, stream B the other way round (the root of each is its
+ *     path's end, so both directions serve).
+ *
+ * Steps.  The vector of n elements is cut into `streams` halves (the first
+ * ceil(n/2) elements, then the rest), each half into pieces of ce elements.
+ * On each stream, for piece c in order:
+ *   1. position 0 sends its contribution of c to its successor;
+ *   2. every other position receives the partial of c from its predecessor,
+ *      folds its own contribution in and, unless last, sends it on;
+ *   3. allreduce: the last position sends the result of c back to its
+ *      predecessor; every position receives it from its successor straight
+ *      into the receive buffer and, unless first, sends it on.
+ * Piece c+1 is received and reduced while piece c travels on, and the
+ * result of piece c travels back while later pieces are still reduced.
+ * Sends, receives and returns of one stream are each chained (every one
+ * waits for the previous one), so they match in order and a rank has at
+ * most one request of each kind per stream in flight.  Received partials
+ * go into WINDOW = 2 scratch slots used alternately (a slot is reused once
+ * the send of its previous piece has completed), except where the receive
+ * buffer has room and does not hold the input (allreduce and the reduce
+ * root, not in place): there the partial lands in place.
+ *
+ * Cost (b = ce * size bytes per piece, k pieces per stream, t_m = alpha +
+ * b beta, t_r = b gamma; streams = 1):
+ *   reduce     (p-1)(t_m + t_r) + (k-1) max(t_m, t_r)
+ *   allreduce  (p-1)(2 t_m + t_r) + (k-1) max(2 t_m, t_r)   (each rank
+ *              sends a piece forward and a result back per step)
+ * streams = 2 halves k and shares every rank's ports and CPU between the
+ * two streams: the period per piece pair doubles, the pipeline fill is
+ * paid once.  The cost functions below hold the exact replay terms,
+ * including the short last piece.  Bandwidth term n (beta + gamma) (reduce),
+ * n (2 beta + gamma) (allreduce) whatever p: the algorithm for long vectors.
+ *
+ * Scratch: WINDOW pieces per stream on ranks that fold into a slot (reduce
+ * non-roots, and in-place reduce root / allreduce); none elsewhere.
+ *
+ * Restrictions: commutative ops only (the fold order is the path order, not
+ * rank order).  Any p, any count (fewer elements than pieces or streams
+ * leaves streams empty, skipped by every rank alike), any root,
+ * MPI_IN_PLACE.
+ *
+ * Parameters: chunk (bytes, default 65536, 1 .. 2^40): the piece, floor(
+ * chunk / size) elements, at least one; at most 2^20 pieces per stream (a
+ * smaller piece is raised).  streams (1 or 2, default 2).
+ *
+ * Tags: reduction of stream j uses tag j, the return of stream j tag
+ * streams + j (stream B's partials and stream A's results cross the same
+ * edge in the same direction).
+ *
+ * Worked example, reduce p = 6, root 4: dims {3, 2, 1}; the cycle visits
+ * ranks 0 2 4 5 3 1.  Stream A is 5 3 1 0 2 4, stream B 2 0 1 3 5 4.  With
+ * n = 5 and chunk = 8 bytes of MPI_INT (ce = 2), stream A carries elements
+ * 0..2 in pieces {0, 1}, {2}; stream B elements 3..4 in one piece.  Rank 5
+ * sends its elements 0..1 to rank 3, which folds in its own and forwards
+ * them to 1 while receiving element 2 from rank 5; the root 4 receives the
+ * sums of all other ranks from rank 2 (stream A) and rank 5 (stream B) and
+ * folds its own contribution into each.
+ */
+#include "algo.h"
+
+#include "../topo/mesh.h"
+
+/* Most pieces per stream; a smaller piece is raised to fit. */
+#define MAX_PIECES ((size_t) 1 << 20)
+#define WINDOW     2
+#define MAXSTREAMS 2
+
+/* A Hamiltonian path: position i holds the rank of cycle or snake position
+ * off + dir * i (mod p), shifted by shift (snake only). */
+typedef struct {
+    int p, nd, dims[CH4COLL_MESH_MAXD];
+    int cycle;
+    int off, dir, shift;
+} path_t;
+
+typedef struct {
+    int pos;          /* my position, 0 .. p-1 */
+    int pred, succ;   /* ranks of my neighbours, -1 past an end */
+    size_t base, len; /* elements of the vector carried */
+    int tag_red, tag_bc;
+    int rrecv, rsend, brecv, bsend; /* chains: last vertex of each kind */
+    int slot_rd[WINDOW];            /* last reader of each slot, or -1 */
+} stream_t;
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    int p;
+    int all;        /* allreduce: results return along the path */
+    int ns;         /* streams in use */
+    size_t ce;      /* piece length in elements */
+    size_t slot_len; /* elements per slot */
+    int in_buf;     /* my contribution: send or receive buffer */
+    int slots;      /* scratch id of ns * WINDOW slots, -1 until used */
+    stream_t st[MAXSTREAMS];
+} hp_t;
+
+static int mod(int x, int p)
+{
+    return ((x % p) + p) % p;
+}
+
+static size_t min_sz(size_t x, size_t y)
+{
+    return x < y ? x : y;
+}
+
+static int path_rank(const path_t *t, int i)
+{
+    int j = mod(t->off + t->dir * i, t->p);
+
+    if (t->cycle)
+        return ch4coll_cycle_rank(j, t->nd, t->dims);
+    return mod(ch4coll_snake_rank(j, t->nd, t->dims) + t->shift, t->p);
+}
+
+static void path_init(path_t *t, int p)
+{
+    t->p = p;
+    t->nd = 3;
+    ch4coll_mesh_dims(p, t->nd, t->dims);
+    t->cycle = 0;
+    t->off = 0;
+    t->dir = 1;
+    t->shift = 0;
+}
+
+/* Stream j of a reduce to root: a path ending at the root. */
+static void path_reduce(path_t *t, int p, int root, int j)
+{
+    int i;
+
+    path_init(t, p);
+    t->cycle = ch4coll_mesh_has_cycle(t->nd, t->dims);
+    if (!t->cycle) { /* the snake, relabelled to end at the root */
+        t->shift = root - ch4coll_snake_rank(p - 1, t->nd, t->dims);
+        return;
+    }
+    for (i = 0; i < p && ch4coll_cycle_rank(i, t->nd, t->dims) != root; i++)
+        ;
+    /* A: i+1, i+2, ..., i; B: i-1, i-2, ..., i */
+    t->dir = j == 0 ? 1 : -1;
+    t->off = i + t->dir;
+}
+
+/* Stream j of an allreduce: the snake, forwards (A) or backwards (B). */
+static void path_allreduce(path_t *t, int p, int j)
+{
+    path_init(t, p);
+    if (j == 1) {
+        t->off = p - 1;
+        t->dir = -1;
+    }
+}
+
+static void stream_init(stream_t *st, const path_t *t, int rank)
+{
+    int i, p = t->p;
+
+    for (i = 0; i < p && path_rank(t, i) != rank; i++)
+        ;
+    st->pos = i;
+    st->pred = i > 0 ? path_rank(t, i - 1) : -1;
+    st->succ = i < p - 1 ? path_rank(t, i + 1) : -1;
+    st->rrecv = st->rsend = st->brecv = st->bsend = -1;
+    for (i = 0; i < WINDOW; i++)
+        st->slot_rd[i] = -1;
+}
+
+static ch4coll_ref_t at(const hp_t *h, int buf, size_t elem)
+{
+    return ch4coll_ref(buf, ch4coll_eoff(h->a, elem));
+}
+
+/* Slot w of stream j. */
+static ch4coll_ref_t slot_at(hp_t *h, int j, int w)
+{
+    if (h->slots < 0)
+        h->slots = ch4coll_sched_scratch(
+            h->s, (size_t) h->ns * WINDOW * h->slot_len);
+    return at(h, h->slots, ((size_t) j * WINDOW + (size_t) w) * h->slot_len);
+}
+
+static size_t npieces(const hp_t *h, size_t len)
+{
+    return len == 0 ? 0 : 1 + (len - 1) / h->ce;
+}
+
+/* Step 2: receive the partial of a piece and fold my contribution in.
+ * Returns the vertex after which the partial (or, last, the result) is
+ * complete; *acc is where it lives. */
+static int fold_piece(hp_t *h, int j, size_t c, size_t off, size_t len,
+                      ch4coll_ref_t *acc)
+{
+    stream_t *st = &h->st[j];
+    int last = st->pos == h->p - 1, w = (int) (c % WINDOW), d[2], v;
+    /* the partial lands in place where the receive buffer may take it */
+    int direct = (h->all || last) && !h->a->inplace;
+    ch4coll_ref_t mine = at(h, h->in_buf, off);
+    ch4coll_ref_t res = at(h, CH4COLL_BUF_RECV, off);
+    ch4coll_ref_t dst = direct ? res : slot_at(h, j, w);
+
+    d[0] = st->rrecv;
+    d[1] = direct ? -1 : st->slot_rd[w];
+    v = ch4coll_sched_recv(h->s, dst, len, st->pred, st->tag_red, 2, d);
+    st->rrecv = v;
+    if (last && !direct) { /* in place: result = partial op mine */
+        v = ch4coll_sched_reduce(h->s, dst, res, len, 1, &v);
+        st->slot_rd[w] = v;
+        *acc = res;
+        return v;
+    }
+    /* dst = mine op partial (commutative) */
+    v = ch4coll_sched_reduce(h->s, mine, dst, len, 1, &v);
+    *acc = dst;
+    return v;
+}
+
+/* Steps 1-3 for piece c of stream j. */
+static void build_piece(hp_t *h, int j, size_t c)
+{
+    stream_t *st = &h->st[j];
+    size_t off = st->base + c * h->ce;
+    size_t len = min_sz(h->ce, st->base + st->len - off);
+    int last = st->pos == h->p - 1, ready, sent = -1, d[2];
+    ch4coll_ref_t acc = at(h, h->in_buf, off);
+    ch4coll_ref_t res = at(h, CH4COLL_BUF_RECV, off);
+
+    ready = st->pos == 0 ? -1 : fold_piece(h, j, c, off, len, &acc);
+    if (!last) {
+        d[0] = ready;
+        d[1] = st->rsend;
+        sent = ch4coll_sched_send(h->s, acc, len, st->succ, st->tag_red, 2, d);
+        st->rsend = sent;
+        if (acc.buf >= CH4COLL_BUF_FIRST_SCRATCH)
+            st->slot_rd[c % WINDOW] = sent;
+    }
+    if (!h->all)
+        return;
+    if (!last) { /* the result overwrites what the send above read */
+        d[0] = st->brecv;
+        d[1] = sent;
+        ready = ch4coll_sched_recv(h->s, res, len, st->succ, st->tag_bc, 2, d);
+        st->brecv = ready;
+    }
+    if (st->pos > 0) {
+        d[0] = ready;
+        d[1] = st->bsend;
+        st->bsend =
+            ch4coll_sched_send(h->s, res, len, st->pred, st->tag_bc, 2, d);
+    }
+}
+
+/* Piece length from the chunk parameter, capped at MAX_PIECES per stream. */
+static size_t piece_elems(const ch4coll_args_t *a, const int64_t *params,
+                          size_t maxlen)
+{
+    size_t ce = a->elem.size > 0 ? (size_t) params[0] / a->elem.size : maxlen;
+
+    if (ce < 1)
+        ce = 1;
+    if (maxlen / ce >= MAX_PIECES)
+        ce = maxlen / MAX_PIECES + 1;
+    return ce;
+}
+
+/* Streams in use: 2 needs two paths ending at the root (reduce on a mesh
+ * with a cycle) and a second element. */
+static int nstreams(const ch4coll_args_t *a, const int64_t *params, int all)
+{
+    int dims[CH4COLL_MESH_MAXD];
+
+    if (params[1] < 2 || a->count < 2 || a->size < 2)
+        return 1;
+    if (all)
+        return 2;
+    ch4coll_mesh_dims(a->size, 3, dims);
+    return ch4coll_mesh_has_cycle(3, dims) ? 2 : 1;
+}
+
+/* p = 1: the result is my input. */
+static void single(hp_t *h)
+{
+    if (!h->a->inplace)
+        ch4coll_sched_copy(h->s, at(h, CH4COLL_BUF_SEND, 0),
+                           at(h, CH4COLL_BUF_RECV, 0), h->a->count, 0, NULL);
+}
+
+static int hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                   const int64_t *params, int all)
+{
+    hp_t h;
+    path_t t;
+    int j;
+    size_t c, kmax = 0, half;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    h.s = s;
+    h.a = a;
+    h.p = a->size;
+    h.all = all;
+    h.ns = nstreams(a, params, all);
+    half = (a->count + (size_t) h.ns - 1) / (size_t) h.ns;
+    h.ce = piece_elems(a, params, half);
+    h.slot_len = min_sz(h.ce, half);
+    h.in_buf = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
+    h.slots = -1;
+    if (h.p == 1) {
+        single(&h);
+        return CH4COLL_OK;
+    }
+    for (j = 0; j < h.ns; j++) {
+        stream_t *st = &h.st[j];
+        if (all)
+            path_allreduce(&t, h.p, j);
+        else
+            path_reduce(&t, h.p, a->root, j);
+        stream_init(st, &t, a->rank);
+        st->base = j == 0 ? 0 : half;
+        st->len = j == 0 ? half : a->count - half;
+        st->tag_red = j;
+        st->tag_bc = h.ns + j;
+        if (npieces(&h, st->len) > kmax)
+            kmax = npieces(&h, st->len);
+    }
+    for (c = 0; c < kmax; c++) /* the streams' pieces interleaved */
+        for (j = 0; j < h.ns; j++)
+            if (c < npieces(&h, h.st[j].len))
+                build_piece(&h, j, c);
+    ch4coll_sched_set_ntags(s, all ? 2 * h.ns : h.ns);
+    return CH4COLL_OK;
+}
+
+int ch4coll_reduce_hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    return hampath(s, a, params, 0);
+}
+
+int ch4coll_allreduce_hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                              const int64_t *params)
+{
+    return hampath(s, a, params, 1);
+}
