@@ -71,6 +71,15 @@ CH4COLL_API int ch4coll_cvar_info(int i, ch4coll_cvar_info_t *out);
  * or -1 with the error in out. */
 CH4COLL_API int ch4coll_explain(const char *spec, char *out, size_t outlen);
 
+/* Rank the algorithms of a collective on the alpha-beta-gamma model: spec
+ * "coll=allreduce,p=96,bytes=1048576[,algorithm=A[:k=v,...]][,root=R]
+ * [,op=noncommutative][,alpha=S][,beta=S_PER_BYTE][,gamma=S_PER_BYTE]
+ * [,replay=0]".  bytes = per-rank message (reductions: MPI_INT vector).
+ * Each applicable algorithm gets its closed-form time and, unless
+ * replay=0, the time of its schedules replayed on the model, sorted, with
+ * the lower bound.  Returns 0, or -1 with the error in out. */
+CH4COLL_API int ch4coll_model(const char *spec, char *out, size_t outlen);
+
 /* Validate a tuning file: 0 if it loads (warnings are listed in out), -1
  * with the first error (file:line:column or the JSON path) in out. */
 CH4COLL_API int ch4coll_validate(const char *path, char *out, size_t outlen);

@@ -114,6 +114,14 @@ typedef struct {
 /* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster. */
 extern const ch4coll_model_t ch4coll_model_default;
 
+/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset; the rest from
+ * ch4coll_model_default) into *m; 0, or -1 with the reason in err. */
+int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
+                        size_t len);
+
+/* The alpha-beta-gamma lower bound of the call (bounds.c). */
+double ch4coll_lower_bound(const ch4coll_args_t *a, const ch4coll_model_t *m);
+
 /* Predicted time of one call with these parameters (the builder's own
  * parameter adjustments included). */
 typedef double (*ch4coll_cost_fn)(const ch4coll_args_t *a,

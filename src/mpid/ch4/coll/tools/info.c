@@ -17,7 +17,7 @@ static void usage(FILE *f)
            "                      list the MPIR_CVAR_CH4COLL_* variables "
            "(--markdown: the\n"
            "                      table of doc/cvars.md)\n"
-           "  --explain SPEC [--file F]\n"
+           "  --explain SPEC [--file F] [--model M]\n"
            "                      the path through the selection tree and "
            "the algorithm\n"
            "                      chosen for a call shape, under the current "
@@ -29,7 +29,20 @@ static void usage(FILE *f)
            "                      [,op=commutative|noncommutative|user]"
            "[,inplace=1][,root=R]\n"
            "                      [,threaded=1]; bytes = per-rank message "
-           "size\n"
+           "size;\n"
+           "                      --model alpha=S,beta=S,gamma=S also ranks "
+           "every\n"
+           "                      applicable algorithm by its cost formula\n"
+           "  --model SPEC        every applicable algorithm on the "
+           "alpha-beta-gamma model:\n"
+           "                      formula, replayed schedules and the lower "
+           "bound; SPEC =\n"
+           "                      coll=C,p=P,bytes=B[,algorithm=A[:k=v,...]]"
+           "[,root=R]\n"
+           "                      [,op=noncommutative][,alpha=S][,beta=S]"
+           "[,gamma=S][,replay=0]\n"
+           "                      (defaults alpha=2e-6 s, beta=1e-10 s/B, "
+           "gamma=2.5e-10 s/B)\n"
            "  --validate F        check a tuning file; exit status 0 if valid, "
            "1 if not\n"
            "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
@@ -82,6 +95,33 @@ static void list_cvars(int markdown)
     }
 }
 
+/* An error text on stderr, ending with one newline. */
+static void fail_text(const char *text)
+{
+    size_t n = strlen(text);
+    fprintf(stderr, "ch4coll-info: %s%s", text,
+            n && text[n - 1] == '\n' ? "" : "\n");
+}
+
+/* The --model spec for an --explain spec: its collective, size, bytes,
+ * root and op, the model's constants, and formulas only (replay=0). */
+static void model_spec(const char *explain, const char *model, char *out,
+                       size_t len)
+{
+    char buf[2048], *kv, *save = NULL;
+    size_t used = 0;
+
+    snprintf(buf, sizeof buf, "%s", explain);
+    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save))
+        if (strncmp(kv, "coll=", 5) == 0 ||
+            strncmp(kv, "comm_size=", 10) == 0 || strncmp(kv, "p=", 2) == 0 ||
+            strncmp(kv, "bytes=", 6) == 0 || strncmp(kv, "root=", 5) == 0 ||
+            strcmp(kv, "op=noncommutative") == 0)
+            used += (size_t) snprintf(out + used, len - used, "%s,", kv);
+    snprintf(out + used, len - used, "%s%sreplay=0", model,
+             model[0] ? "," : "");
+}
+
 int main(int argc, char **argv)
 {
     char buf[16384], spec[2048];
@@ -112,12 +152,41 @@ int main(int argc, char **argv)
         list_cvars(1);
         return 0;
     }
-    if (strcmp(argv[1], "--explain") == 0 &&
-        (argc == 3 || (argc == 5 && strcmp(argv[3], "--file") == 0))) {
-        snprintf(spec, sizeof spec, "%s%s%s", argv[2],
-                 argc == 5 ? ",file=" : "", argc == 5 ? argv[4] : "");
+    if (strcmp(argv[1], "--explain") == 0 && argc >= 3) {
+        const char *file = NULL, *model = NULL;
+        int i;
+        for (i = 3; i + 1 < argc; i += 2) {
+            if (strcmp(argv[i], "--file") == 0 && !file)
+                file = argv[i + 1];
+            else if (strcmp(argv[i], "--model") == 0 && !model)
+                model = argv[i + 1];
+            else
+                break;
+        }
+        if (i != argc) {
+            usage(stderr);
+            return 2;
+        }
+        snprintf(spec, sizeof spec, "%s%s%s", argv[2], file ? ",file=" : "",
+                 file ? file : "");
         if (ch4coll_explain(spec, buf, sizeof buf) != 0) {
-            fprintf(stderr, "ch4coll-info: %s", buf);
+            fail_text(buf);
+            return 1;
+        }
+        printf("%s", buf);
+        if (model) {
+            model_spec(argv[2], model, spec, sizeof spec);
+            if (ch4coll_model(spec, buf, sizeof buf) != 0) {
+                fail_text(buf);
+                return 1;
+            }
+            printf("candidates on the model:\n%s", buf);
+        }
+        return 0;
+    }
+    if (strcmp(argv[1], "--model") == 0 && argc == 3) {
+        if (ch4coll_model(argv[2], buf, sizeof buf) != 0) {
+            fail_text(buf);
             return 1;
         }
         printf("%s", buf);
