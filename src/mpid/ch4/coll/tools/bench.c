@@ -91,8 +91,19 @@ typedef struct {
     long long iters, warmup; /* -i, -x */
     int rounds;              /* -r */
     const char *algorithm;   /* -a, NULL if not given */
+    int type;                /* -t: index into rtypes */
     int help;                /* -h */
 } options_t;
+
+/* -t: the element type of the reductions (always with MPI_SUM). */
+static const struct {
+    const char *name;
+    MPI_Datatype dt;
+    int size;
+} rtypes[] = {{"float", MPI_FLOAT, 4},
+              {"double", MPI_DOUBLE, 8},
+              {"int", MPI_INT, 4},
+              {"char", MPI_CHAR, 1}};
 
 /* One benchmark run: communicator, buffers, the current message size. */
 typedef struct {
@@ -102,6 +113,7 @@ typedef struct {
     char *sbuf, *rbuf;
     int *counts, *displs; /* v-variants: equal counts, i * count */
     int count;            /* elements per rank block */
+    int esize;            /* bytes per element */
 } bench_t;
 
 /* ------------------------------------------------------------ options */
@@ -156,12 +168,14 @@ static void usage(FILE *f)
         "                            algorithms (ch4coll-info lists them, a "
         "bad\n"
         "                            name or k=v is rejected)\n"
+        "  -t, --type TYPE           element type of the reductions: float\n"
+        "                            (default), double, int or char\n"
         "  -h, --help                print this text\n"
         "\n"
         "Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan "
         "and\n"
-        "exscan use MPI_FLOAT and MPI_SUM with count = size / 4 (0 below 4\n"
-        "bytes); the other collectives use MPI_CHAR with count = size per "
+        "exscan use MPI_SUM on -t's type (default float) with count = size /\n"
+        "type size; the other collectives use MPI_CHAR with count = size per "
         "rank\n"
         "block.  v-variants use equal counts and displacements i * count; "
         "rooted\n"
@@ -365,6 +379,13 @@ static int parse_value(int opt, const char *arg, options_t *o, char *err,
     case 'a':
         o->algorithm = arg;
         return 0;
+    case 't':
+        for (o->type = 0; o->type < (int) (sizeof rtypes / sizeof rtypes[0]);
+             o->type++)
+            if (strcmp(arg, rtypes[o->type].name) == 0)
+                return 0;
+        snprintf(err, len, "-t '%s': expected float, double, int or char", arg);
+        return -1;
     }
     return -1;
 }
@@ -380,6 +401,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
         {"warmup", required_argument, NULL, 'x'},
         {"rounds", required_argument, NULL, 'r'},
         {"algorithm", required_argument, NULL, 'a'},
+        {"type", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int opt;
@@ -391,10 +413,11 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     o->warmup = 100;
     o->rounds = 5;
     o->algorithm = NULL;
+    o->type = 0;
     o->help = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:h", longopts, NULL)) !=
-           -1) {
+    while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:t:h", longopts,
+                              NULL)) != -1) {
         if (opt == 'h') {
             o->help = 1;
         } else if (opt == ':' || opt == '?') {
@@ -434,9 +457,17 @@ static int alloc_buffers(bench_t *b, const options_t *o)
     b->displs = malloc((size_t) b->p * sizeof *b->displs);
     if (!b->sbuf || !b->rbuf || !b->counts || !b->displs)
         return -1;
-    if (d->reduction) {
+    if (d->reduction && b->dt == MPI_FLOAT) {
         for (i = 0; i < sbytes / sizeof(float); i++)
             ((float *) b->sbuf)[i] = (float) (b->rank + 1);
+    } else if (d->reduction && b->dt == MPI_DOUBLE) {
+        for (i = 0; i < sbytes / sizeof(double); i++)
+            ((double *) b->sbuf)[i] = (double) (b->rank + 1);
+    } else if (d->reduction && b->dt == MPI_INT) {
+        for (i = 0; i < sbytes / sizeof(int); i++)
+            ((int *) b->sbuf)[i] = b->rank + 1;
+    } else if (d->reduction) {
+        memset(b->sbuf, 1, sbytes); /* char: small sums */
     } else {
         for (i = 0; i < sbytes; i++)
             b->sbuf[i] = (char) ('a' + (b->rank + i) % 26);
@@ -457,7 +488,7 @@ static void set_size(bench_t *b, long long size)
 {
     int i;
 
-    b->count = (int) (colls[b->coll].reduction ? size / 4 : size);
+    b->count = (int) (size / b->esize);
     for (i = 0; i < b->p; i++) {
         b->counts[i] = b->count;
         b->displs[i] = i * b->count;
@@ -745,7 +776,8 @@ int main(int argc, char **argv)
         goto finalize;
     }
     b.coll = o.coll;
-    b.dt = colls[o.coll].reduction ? MPI_FLOAT : MPI_CHAR;
+    b.dt = colls[o.coll].reduction ? rtypes[o.type].dt : MPI_CHAR;
+    b.esize = colls[o.coll].reduction ? rtypes[o.type].size : 1;
     status = setup(&b, &o);
     if (status == 0 && run_all(&b, &o) != 0) {
         if (b.rank == 0)
