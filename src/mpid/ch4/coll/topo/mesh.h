@@ -27,37 +27,38 @@
 
 /*
  * Balanced factorisation of p into nd extents (1 <= nd <= 3), largest
- * first, product p: the prime factors of p, largest first, each multiplied
- * into the currently smallest extent.  p = 12, nd = 2 gives {4, 3};
- * p = 61, nd = 3 gives {61, 1, 1}.
+ * first, product p, as MPI_Dims_create does: among all factorisations the
+ * one with the smallest largest extent, then the largest smallest extent.
+ * p = 12, nd = 2 gives {4, 3}; p = 72, nd = 2 gives {9, 8}; p = 61, nd = 3
+ * gives {61, 1, 1}.  O(p^(1/2) + d(p)^2) for d(p) divisors, build time only.
  */
 static inline void ch4coll_mesh_dims(int p, int nd, int *dims)
 {
-    int f[32], nf = 0, q = p, d, i, j;
+    int a, b, best[3] = {p, 1, 1};
 
-    for (i = 0; i < nd; i++)
-        dims[i] = 1;
-    for (d = 2; (long) d * d <= q; d++)
-        while (q % d == 0) {
-            f[nf++] = d;
-            q /= d;
-        }
-    if (q > 1)
-        f[nf++] = q;
-    for (i = nf - 1; i >= 0; i--) { /* largest factor first */
-        int small = 0;
-        for (j = 1; j < nd; j++)
-            if (dims[j] < dims[small])
-                small = j;
-        dims[small] *= f[i];
-    }
-    for (i = 0; i < nd; i++) /* sort descending */
-        for (j = i + 1; j < nd; j++)
-            if (dims[j] > dims[i]) {
-                int t = dims[i];
-                dims[i] = dims[j];
-                dims[j] = t;
+    if (nd == 2) {
+        for (a = 1; (long) a * a <= p; a++)
+            if (p % a == 0)
+                best[0] = p / a, best[1] = a;
+    } else if (nd == 3) {
+        for (a = 1; (long) a * a * a <= p; a++) {
+            if (p % a != 0)
+                continue;
+            for (b = a; (long) b * b <= p / a; b++) {
+                int c = p / a / b;
+                if ((p / a) % b != 0)
+                    continue;
+                /* a <= b <= c: smaller c wins, then larger a */
+                if (c < best[0] || (c == best[0] && a > best[2])) {
+                    best[0] = c;
+                    best[1] = b;
+                    best[2] = a;
+                }
             }
+        }
+    }
+    for (a = 0; a < nd; a++)
+        dims[a] = best[a];
 }
 
 /* Row-major coordinates of rank r (dims[nd-1] varies fastest) and back. */
