@@ -44,6 +44,7 @@
  * and each test frees what it creates.  Data is MPI_INT with MPI_SUM.
  */
 #include <check.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,8 @@
 #include "sched/kernels.h"
 #include "sched/sched.h"
 #include "select/config.h"
+#include "select/tree.h"
+#include "topo/blocks.h"
 #include "topo/mesh.h"
 #include "topo/topo.h"
 #include "transport/loop.h"
@@ -1503,6 +1506,359 @@ START_TEST(test_mesh_cycle_brute)
 }
 END_TEST
 
+/* The blocks of p by brute force: every set bit, largest first, contiguous
+ * rank ranges; every rank in exactly one block with the right local rank. */
+START_TEST(test_topo_blocks)
+{
+    static const int big[] = {INT_MAX, (1 << 30) | 1, 1 << 30, 1000000007};
+    int p, i, r, e;
+
+    for (p = 1; p <= 5000 + 4; p++) {
+        int q = p <= 5000 ? p : big[p - 5001], base = 0, nbits = 0;
+        ch4coll_blocks_t b;
+        ch4coll_blocks(q, &b);
+        for (e = 0; e < 31; e++)
+            nbits += q >> e & 1;
+        ck_assert_int_eq(b.n, nbits);
+        for (i = 0; i < b.n; i++) {
+            ck_assert_msg(q >> b.expo[i] & 1, "p=%d block %d: 2^%d not in p", q,
+                          i, b.expo[i]);
+            if (i > 0)
+                ck_assert_int_gt(b.expo[i - 1], b.expo[i]);
+            ck_assert_int_eq(b.base[i], base);
+            base += 1 << b.expo[i];
+        }
+        ck_assert_int_eq(base, q);
+        if (q > 300)
+            continue;
+        for (r = 0; r < q; r++) {
+            int local, blk = ch4coll_blocks_find(&b, r, &local);
+            ck_assert(blk >= 0 && blk < b.n);
+            ck_assert_msg(local >= 0 && local < 1 << b.expo[blk] &&
+                              b.base[blk] + local == r,
+                          "p=%d rank %d: block %d local %d", q, r, blk, local);
+        }
+    }
+}
+END_TEST
+
+/* delta_expo_max: the paper's examples, brute force, and the selection
+ * predicate's own function (select/predicates.c). */
+START_TEST(test_topo_blocks_delta)
+{
+    static const int paper[][2] = {{100, 3}, {96, 1}, {60, 1}, {61, 2},
+                                   {36, 3},  {77, 3}, {80, 2}, {235, 2},
+                                   {251, 2}, {1, 0},  {64, 0}, {65, 6}};
+    int i, p;
+
+    for (i = 0; i < (int) (sizeof paper / sizeof paper[0]); i++)
+        ck_assert_msg(ch4coll_blocks_delta_expo_max(paper[i][0]) == paper[i][1],
+                      "delta_expo_max(%d) = %d, expected %d", paper[i][0],
+                      ch4coll_blocks_delta_expo_max(paper[i][0]), paper[i][1]);
+    for (p = 1; p <= 5000; p++) {
+        int prev = -1, gap = 0, e;
+        for (e = 30; e >= 0; e--)
+            if (p >> e & 1) {
+                if (prev >= 0 && prev - e > gap)
+                    gap = prev - e;
+                prev = e;
+            }
+        ck_assert_int_eq(ch4coll_blocks_delta_expo_max(p), gap);
+        ck_assert_int_eq(ch4coll_blocks_delta_expo_max(p),
+                         ch4coll_delta_expo_max(p));
+    }
+    ck_assert_int_eq(ch4coll_blocks_delta_expo_max(INT_MAX), 1);
+    ck_assert_int_eq(ch4coll_blocks_delta_expo_max((1 << 30) | 1), 30);
+}
+END_TEST
+
+/* Recursive halving ranges against a simulation of the halving: after j
+ * steps l holds 2^(k-j) segments from halving_lo(l, j, k); they depend on
+ * the low j bits only, the l < 2^j tile [0, 2^k), and each step keeps the
+ * lower or upper half as bit j says. */
+START_TEST(test_topo_halving_ranges)
+{
+    static unsigned char cover[1 << 10];
+    int k, j, l;
+
+    for (k = 0; k <= 10; k++)
+        for (j = 0; j <= k; j++) {
+            int len = 1 << (k - j), x;
+            memset(cover, 0, sizeof cover);
+            for (l = 0; l < 1 << k; l++) {
+                int lo = 0, span = 1 << k, s, got = ch4coll_halving_lo(l, j, k);
+                for (s = 0; s < j; s++) { /* simulate */
+                    span /= 2;
+                    if (l >> s & 1)
+                        lo += span;
+                }
+                ck_assert_msg(got == lo, "k=%d j=%d l=%d: %d, expected %d", k,
+                              j, l, got, lo);
+                ck_assert_int_eq(got,
+                                 ch4coll_halving_lo(l & ((1 << j) - 1), j, k));
+                if (j < k) /* the next step keeps one half of this range */
+                    ck_assert_int_eq(ch4coll_halving_lo(l, j + 1, k),
+                                     got + (l >> j & 1) * (len / 2));
+                if (l < 1 << j)
+                    for (x = got; x < got + len; x++)
+                        ck_assert_int_eq(cover[x]++, 0);
+            }
+            for (x = 0; x < 1 << k; x++)
+                ck_assert_msg(cover[x] == 1, "k=%d j=%d: segment %d", k, j, x);
+        }
+}
+END_TEST
+
+/* register in the "topo" tcase:
+    tcase_add_test(tc, test_topo_blocks);
+    tcase_add_test(tc, test_topo_blocks_delta);
+    tcase_add_test(tc, test_topo_halving_ranges);
+*/
+
+/*
+ * reduce pipelined_bintree's in-order tree, read off the schedules of all
+ * ranks (sends go to the parent, receives come from the children): a tree
+ * rooted at the root reaching every rank, at most two children, a left
+ * child's subtree entirely below its parent and a right child's above (so
+ * folding L op own op R keeps rank order), and height at most
+ * ceil(lg(s + 1)), s the root's larger side.
+ */
+START_TEST(test_topo_inorder_reduce_tree)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_REDUCE, "pipelined_bintree");
+    int64_t params[CH4COLL_MAX_PARAMS] = {4};
+    int parent[130], kids[130][3], nk[130], lo[130], hi[130];
+    int p, root, r, v, j;
+
+    ck_assert_ptr_nonnull(al);
+    for (p = 1; p <= 130; p++)
+        for (root = 0; root<p; root += p> 20 ? 7 : 1) {
+            int s = root > p - 1 - root ? root : p - 1 - root, h = 0, lim = 0;
+            while ((1 << lim) < s + 1)
+                lim++;
+            for (r = 0; r < p; r++) {
+                ch4coll_sched_t sc;
+                ch4coll_args_t a;
+                ch4coll_elem_t e = {MPI_INT, 4, 4, 0, 4, 1};
+                memset(&a, 0, sizeof a);
+                a.coll = CH4COLL_REDUCE;
+                a.rank = r;
+                a.size = p;
+                a.root = root;
+                a.count = 3; /* three pieces of one int */
+                a.elem = e;
+                a.op = MPI_SUM;
+                a.commutative = 1;
+                ck_assert_int_eq(ch4coll_sched_init(&sc, &e, MPI_SUM, r, p),
+                                 CH4COLL_OK);
+                ck_assert_int_eq(al->build(&sc, &a, params), CH4COLL_OK);
+                parent[r] = -1;
+                nk[r] = 0;
+                for (v = 0; v < sc.nv; v++) {
+                    const ch4coll_vtx_t *x = &sc.vtx[v];
+                    if (x->kind == CH4COLL_V_SEND) {
+                        ck_assert(parent[r] < 0 || parent[r] == x->peer);
+                        parent[r] = x->peer;
+                    } else if (x->kind == CH4COLL_V_RECV) {
+                        for (j = 0; j < nk[r] && kids[r][j] != x->peer; j++)
+                            ;
+                        if (j == nk[r]) {
+                            ck_assert_int_lt(nk[r], 2);
+                            kids[r][nk[r]++] = x->peer;
+                        }
+                    }
+                }
+                ch4coll_sched_destroy(&sc);
+            }
+            for (r = 0; r < p; r++) {
+                int d = 0, x = r;
+                ck_assert((r == root) == (parent[r] < 0));
+                for (j = 0; j < nk[r]; j++)
+                    ck_assert_int_eq(parent[kids[r][j]], r);
+                if (r != root) { /* r is among its parent's children */
+                    for (j = 0; j < nk[parent[r]]; j++)
+                        if (kids[parent[r]][j] == r)
+                            break;
+                    ck_assert_int_lt(j, nk[parent[r]]);
+                }
+                lo[r] = hi[r] = r; /* subtree span, below */
+                while (parent[x] >= 0 && d <= p) {
+                    x = parent[x];
+                    d++;
+                }
+                ck_assert_int_eq(x, root); /* no cycle, reaches the root */
+                h = d > h ? d : h;
+            }
+            ck_assert_int_le(h, lim);
+            /* spans bottom up: repeat p times (depth <= p) */
+            for (v = 0; v < p; v++)
+                for (r = 0; r < p; r++)
+                    for (j = 0; j < nk[r]; j++) {
+                        int c = kids[r][j];
+                        lo[r] = lo[c] < lo[r] ? lo[c] : lo[r];
+                        hi[r] = hi[c] > hi[r] ? hi[c] : hi[r];
+                    }
+            for (r = 0; r < p; r++)
+                for (j = 0; j < nk[r]; j++) {
+                    int c = kids[r][j];
+                    ck_assert(hi[c] < r || lo[c] > r);
+                }
+            ck_assert_int_eq(lo[root], 0);
+            ck_assert_int_eq(hi[root], p - 1);
+        }
+}
+END_TEST
+
+static const int line_ps[] = {1,  2,  3,  4,  5,  6,   7,  8,  9,
+                              10, 11, 12, 13, 14, 15,  16, 17, 24,
+                              30, 32, 36, 61, 64, 100, 128};
+
+static ch4coll_args_t line_args(int coll, int r, int p, int root, size_t n)
+{
+    ch4coll_args_t a;
+    ch4coll_elem_t byte = {MPI_BYTE, 1, 1, 0, 1, 1};
+    ch4coll_elem_t i32 = {MPI_INT, 4, 4, 0, 4, 1};
+
+    memset(&a, 0, sizeof a);
+    a.coll = coll;
+    a.rank = r;
+    a.size = p;
+    a.root = root;
+    a.count = n;
+    a.elem = coll == CH4COLL_BCAST ? byte : i32;
+    a.op = coll == CH4COLL_BCAST ? MPI_OP_NULL : MPI_SUM;
+    a.commutative = 1;
+    a.op_builtin = 1;
+    return a;
+}
+
+/* bcast line: every non-root rank receives each byte exactly once, the root
+ * none; between every pair, per tag, the k-th send has the size of the k-th
+ * receive; tags < ntags. */
+START_TEST(test_bcast_line_structure)
+{
+    int p = line_ps[_i], streams, root, r, v, q;
+    size_t n = 1001;
+    int64_t params[CH4COLL_MAX_PARAMS] = {100, 1};
+    ch4coll_sched_t *s = calloc((size_t) p, sizeof *s);
+    unsigned char *seen = malloc(n);
+
+    for (streams = 1; streams <= 3; streams++)
+        for (root = 0; root<p; root += p / 2> 0 ? p / 2 : 1) {
+            params[1] = streams;
+            for (r = 0; r < p; r++) {
+                ch4coll_args_t a = line_args(CH4COLL_BCAST, r, p, root, n);
+                ck_assert_int_eq(ch4coll_sched_init(&s[r], &a.elem, a.op, r, p),
+                                 CH4COLL_OK);
+                ck_assert_int_eq(ch4coll_bcast_line(&s[r], &a, params),
+                                 CH4COLL_OK);
+                ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
+            }
+            for (r = 0; r < p; r++) {
+                memset(seen, 0, n);
+                for (v = 0; v < s[r].nv; v++) {
+                    const ch4coll_vtx_t *x = &s[r].vtx[v];
+                    size_t i;
+                    ck_assert_int_lt(x->tag, s[r].ntags);
+                    if (x->kind != CH4COLL_V_RECV)
+                        continue;
+                    for (i = 0; i < x->count; i++)
+                        seen[x->a.off + i]++;
+                }
+                for (size_t i = 0; i < n; i++)
+                    ck_assert_int_eq(seen[i], r == root ? 0 : 1);
+                for (q = 0; q < p; q++) { /* r -> q matches q <- r */
+                    int vs = 0, vr = 0;
+                    for (;;) {
+                        while (vs < s[r].nv &&
+                               (s[r].vtx[vs].kind != CH4COLL_V_SEND ||
+                                s[r].vtx[vs].peer != q))
+                            vs++;
+                        while (vr < s[q].nv &&
+                               (s[q].vtx[vr].kind != CH4COLL_V_RECV ||
+                                s[q].vtx[vr].peer != r))
+                            vr++;
+                        ck_assert_int_eq(vs < s[r].nv, vr < s[q].nv);
+                        if (vs == s[r].nv)
+                            break;
+                        ck_assert_int_eq(s[r].vtx[vs].tag, s[q].vtx[vr].tag);
+                        ck_assert_uint_eq(s[r].vtx[vs].count,
+                                          s[q].vtx[vr].count);
+                        vs++;
+                        vr++;
+                    }
+                }
+            }
+            for (r = 0; r < p; r++)
+                ch4coll_sched_destroy(&s[r]);
+            if (p == 1)
+                break;
+        }
+    free(seen);
+    free(s);
+}
+END_TEST
+
+/* allreduce line: a rank exchanges at most one message with each peer in
+ * each direction, sends and receives as many as the phases' lines need,
+ * and its scratch stays within group-1 vectors (max(group-1, 3) when a
+ * prime factor exceeds group). */
+START_TEST(test_allreduce_line_structure)
+{
+    static const int groups[] = {2, 3, 4, 7};
+    int p = line_ps[_i], gi, r, v;
+    size_t n = 5;
+    ch4coll_sched_t s;
+    int *nsend = malloc((size_t) p * sizeof *nsend);
+    int *nrecv = malloc((size_t) p * sizeof *nrecv);
+
+    for (gi = 0; gi < 4; gi++) {
+        int64_t params[CH4COLL_MAX_PARAMS] = {groups[gi]};
+        int q = p, f, msgs = 0, bound = groups[gi] - 1;
+        for (f = 2; q > 1; f++) /* sum over phases of R - 1 >= ... */
+            while (q % f == 0) {
+                q /= f;
+                if (f > groups[gi] && bound < 3)
+                    bound = 3;
+            }
+        for (r = 0; r < p; r++) {
+            ch4coll_args_t a = line_args(CH4COLL_ALLREDUCE, r, p, 0, n);
+            int sends = 0, recvs = 0;
+            memset(nsend, 0, (size_t) p * sizeof *nsend);
+            memset(nrecv, 0, (size_t) p * sizeof *nrecv);
+            ck_assert_int_eq(ch4coll_sched_init(&s, &a.elem, a.op, r, p),
+                             CH4COLL_OK);
+            ck_assert_int_eq(ch4coll_allreduce_line(&s, &a, params),
+                             CH4COLL_OK);
+            ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
+            for (v = 0; v < s.nv; v++) {
+                const ch4coll_vtx_t *x = &s.vtx[v];
+                if (x->kind == CH4COLL_V_SEND) {
+                    ck_assert_int_ne(x->peer, r);
+                    ck_assert_int_eq(++nsend[x->peer], 1);
+                    sends++;
+                } else if (x->kind == CH4COLL_V_RECV) {
+                    ck_assert_int_eq(++nrecv[x->peer], 1);
+                    recvs++;
+                }
+            }
+            for (v = 0; v < p; v++) /* the relation is symmetric */
+                ck_assert_int_eq(nsend[v], nrecv[v]);
+            ck_assert_int_eq(sends, recvs);
+            if (r == 0)
+                msgs = sends;
+            ck_assert_int_eq(sends, msgs); /* the same on every rank */
+            ck_assert_uint_le(ch4coll_sched_scratch_size(&s),
+                              (size_t) bound * n * sizeof(int));
+            ch4coll_sched_destroy(&s);
+        }
+    }
+    free(nsend);
+    free(nrecv);
+}
+END_TEST
+
 /* ========================================================= 7. kernels */
 
 /* MPICH 4.0.2's MPI_MAX and MPI_MIN on some unsigned types compare the
@@ -1708,6 +2064,12 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_mesh_snake);
     tcase_add_test(tc, test_mesh_cycle);
     tcase_add_test(tc, test_mesh_cycle_brute);
+    tcase_add_test(tc, test_topo_blocks);
+    tcase_add_test(tc, test_topo_blocks_delta);
+    tcase_add_test(tc, test_topo_halving_ranges);
+    tcase_add_test(tc, test_topo_inorder_reduce_tree);
+    tcase_add_loop_test(tc, test_bcast_line_structure, 0, 25);
+    tcase_add_loop_test(tc, test_allreduce_line_structure, 0, 25);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("kernels");

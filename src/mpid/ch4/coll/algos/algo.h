@@ -263,4 +263,149 @@ static inline size_t ch4coll_eoff(const ch4coll_args_t *a, size_t i)
     return i * a->elem.extent;
 }
 
+/* Cost functions (ch4coll_cost_fn), one per builder, in the builder's
+ * family file: the closed-form time of its schedule on the model above. */
+double ch4coll_cost_bcast_binomial(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_bcast_knomial(const ch4coll_args_t *, const int64_t *,
+                                  const ch4coll_model_t *);
+double ch4coll_cost_bcast_scatter_ring_allgather(const ch4coll_args_t *,
+                                                 const int64_t *,
+                                                 const ch4coll_model_t *);
+double ch4coll_cost_bcast_scatter_rd_allgather(const ch4coll_args_t *,
+                                               const int64_t *,
+                                               const ch4coll_model_t *);
+double ch4coll_cost_reduce_binomial(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+double ch4coll_cost_reduce_ring(const ch4coll_args_t *, const int64_t *,
+                                const ch4coll_model_t *);
+double ch4coll_cost_reduce_butterfly(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
+double ch4coll_cost_allreduce_recursive_doubling(const ch4coll_args_t *,
+                                                 const int64_t *,
+                                                 const ch4coll_model_t *);
+double ch4coll_cost_allreduce_butterfly(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
+double ch4coll_cost_allreduce_ring(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_allreduce_reduce_bcast(const ch4coll_args_t *,
+                                           const int64_t *,
+                                           const ch4coll_model_t *);
+double ch4coll_cost_allgather_ring(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_allgather_recursive_doubling(const ch4coll_args_t *,
+                                                 const int64_t *,
+                                                 const ch4coll_model_t *);
+double ch4coll_cost_allgather_bruck(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_recursive_doubling(const ch4coll_args_t *,
+                                                  const int64_t *,
+                                                  const ch4coll_model_t *);
+double ch4coll_cost_alltoall_pairwise(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
+double ch4coll_cost_alltoall_bruck(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_alltoall_scattered(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_alltoall_permuted(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
+double ch4coll_cost_alltoallv_pairwise(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_alltoallv_scattered(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
+double ch4coll_cost_alltoallv_permuted(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_gather_binomial(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+double ch4coll_cost_gather_linear(const ch4coll_args_t *, const int64_t *,
+                                  const ch4coll_model_t *);
+double ch4coll_cost_gatherv_linear(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_scatter_binomial(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
+double ch4coll_cost_scatter_linear(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_scatterv_linear(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_pairwise(const ch4coll_args_t *,
+                                            const int64_t *,
+                                            const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_recursive_halving(const ch4coll_args_t *,
+                                                     const int64_t *,
+                                                     const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_ring(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_noncommutative(const ch4coll_args_t *,
+                                                  const int64_t *,
+                                                  const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_pairwise(const ch4coll_args_t *,
+                                                  const int64_t *,
+                                                  const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_recursive_halving(
+    const ch4coll_args_t *, const int64_t *, const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_ring(const ch4coll_args_t *,
+                                              const int64_t *,
+                                              const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_noncommutative(
+    const ch4coll_args_t *, const int64_t *, const ch4coll_model_t *);
+double ch4coll_cost_barrier_dissemination(const ch4coll_args_t *,
+                                          const int64_t *,
+                                          const ch4coll_model_t *);
+double ch4coll_cost_barrier_tree(const ch4coll_args_t *, const int64_t *,
+                                 const ch4coll_model_t *);
+double ch4coll_cost_scan_recursive_doubling(const ch4coll_args_t *,
+                                            const int64_t *,
+                                            const ch4coll_model_t *);
+double ch4coll_cost_scan_linear(const ch4coll_args_t *, const int64_t *,
+                                const ch4coll_model_t *);
+double ch4coll_cost_exscan_recursive_doubling(const ch4coll_args_t *,
+                                              const int64_t *,
+                                              const ch4coll_model_t *);
+double ch4coll_cost_exscan_linear(const ch4coll_args_t *, const int64_t *,
+                                  const ch4coll_model_t *);
+
+/* Builders and cost functions of the BlueGene/L, Rabenseifner 3.6, NEC 3.4
+ * and Traeff et al. families. */
+int ch4coll_bcast_line(ch4coll_sched_t *, const ch4coll_args_t *,
+                       const int64_t *);
+int ch4coll_allreduce_line(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_reduce_hampath(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+int ch4coll_allreduce_hampath(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
+int ch4coll_allreduce_binary_blocks(ch4coll_sched_t *, const ch4coll_args_t *,
+                                    const int64_t *);
+int ch4coll_reduce_binary_blocks(ch4coll_sched_t *, const ch4coll_args_t *,
+                                 const int64_t *);
+int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                      const int64_t *);
+int ch4coll_reduce_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
+                                     const int64_t *);
+double ch4coll_cost_bcast_line(const ch4coll_args_t *, const int64_t *,
+                               const ch4coll_model_t *);
+double ch4coll_cost_allreduce_line(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_reduce_hampath(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+double ch4coll_cost_allreduce_hampath(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
+double ch4coll_cost_allreduce_binary_blocks(const ch4coll_args_t *,
+                                            const int64_t *,
+                                            const ch4coll_model_t *);
+double ch4coll_cost_reduce_binary_blocks(const ch4coll_args_t *,
+                                         const int64_t *,
+                                         const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_pipelined_ring(const ch4coll_args_t *,
+                                              const int64_t *,
+                                              const ch4coll_model_t *);
+double ch4coll_cost_bcast_pipelined_bintree(const ch4coll_args_t *,
+                                            const int64_t *,
+                                            const ch4coll_model_t *);
+double ch4coll_cost_reduce_pipelined_bintree(const ch4coll_args_t *,
+                                             const int64_t *,
+                                             const ch4coll_model_t *);
+
 #endif /* CH4COLL_ALGO_H */

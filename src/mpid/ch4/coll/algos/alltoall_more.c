@@ -1,6 +1,7 @@
 /*
- * alltoall_more.c - alltoall by Bruck's index algorithm, and windowed
- * ("scattered") and permuted all-post alltoall(v).
+ * alltoall_more.c - alltoall by Bruck's index algorithm, windowed all-post
+ * ("scattered") alltoall(v), and alltoall(v) over a permuted destination
+ * list (BlueGene/L).
  *
  * Sources: NEC MPI/SX section 3.5 ("the algorithm of Bruck et al. reduces
  * the number of communication rounds to ceil(lg p) and thus reduces latency
@@ -21,8 +22,11 @@
  *      A block in slot j moves by the binary digits of j, so it ends at
  *      rank (source + j): afterwards T[j] holds the block from rank - j.
  *   3. RECV[rank - j] = T[j]: p copies.
- *   T = ceil(lg p) alpha + ceil(lg p) ceil(p/2) m beta + O(p m) copying,
- *   blocks of m bytes.  Scratch p m + 2 ceil(p/2) m.
+ *   T = sum over steps d of (alpha + slots(d) m beta), slots(d) the
+ *   slots with bit d (at most ceil(p/2)): about ceil(lg p) alpha +
+ *   ceil(lg p) ceil(p/2) m beta; copies are free on the model.  Every step
+ *   waits for the previous unpack, so the steps do not overlap.
+ *   Scratch p m + 2 ceil(p/2) m.
  * scattered (alltoall, alltoallv)
  *   Step k = 1..p-1 receives from rank - k and sends to rank + k, like
  *   pairwise, but every message is posted at once except that the i-th
@@ -30,18 +34,34 @@
  *   (i - window)-th send: at most `window` of each in flight, the next one
  *   posted as an earlier one completes.  Dependencies point only to earlier
  *   steps, so the rendezvous wait-for graph is acyclic.
- *   T ~ (p-1) alpha / window + (p-1) m beta.  No scratch (in place: the
- *   receive buffer is staged into scratch first, as in pairwise.c).
+ *   On the model (single port, first come first served) more than one send
+ *   in flight does not help: window 1 is the pairwise exchange, (p-1) t for
+ *   messages of t = alpha + m beta; a wider window lets the ranks book
+ *   receive ports ahead in rank order (see pairwise.c), and the replay
+ *   measures (4 (p-1) - 2 window + 1) t + (p-1) t for 2 <= window < p-1,
+ *   at least the all-posted 3 (p-1) t (irregular counts: the rank's own
+ *   messages for (p-1) t, its mean message for t).  No scratch (in place:
+ *   the receive buffer is staged into scratch first, as in pairwise.c).
  * permuted (alltoall, alltoallv)
- *   A fixed-seed xorshift64* generator shuffles the offsets 1..p-1 into a
- *   permutation P, identical on all ranks.  Rank r starts at position
- *   r mod (p-1): its turn t goes to r + P[(r + t) mod (p-1)], so at any turn
- *   the ranks aim at scattered destinations.  Each block is cut into
- *   per_dest balanced pieces sent one after another (piece i on tag i, so
- *   pieces of one pair never mismatch).  A receiver computes for every
- *   source the turn at which it will be served and posts its receives in
- *   that order.  Everything is posted at once.
- *   T ~ (p-1) per_dest alpha + (p-1) m beta.  No scratch (in place: staged).
+ *   A fixed-seed xorshift64* generator shuffles the ranks into a list L,
+ *   identical on all ranks.  Rank r at position q in L spends turn
+ *   t = 0..p-2 on L[q + 1 + t] and hears at turn t from L[q - 1 - t]
+ *   (mod p): every rank starts from a different offset of the same list,
+ *   so at any turn the ranks aim at p distinct destinations - no hot spot,
+ *   and no rank is a destination twice in a turn.  Each block is cut into
+ *   per_dest balanced pieces (piece i on tag i, so pieces of one pair never
+ *   mismatch).  Receives are posted at once in turn order; each send waits
+ *   for the previous one, so a rank injects one piece at a time, turn
+ *   after turn.  (Offsets r + P[(r + t) mod (p-1)] instead of list
+ *   positions collide, up to 4 senders per destination in a turn at
+ *   p = 96; and with every send posted at once the model's ports book the
+ *   whole exchange in rank order: 25.5 ms at p = 96, 1 MiB per rank,
+ *   against 0.29 ms now.)
+ *   T = (p-1) (per_dest alpha + m beta) for regular blocks.  Irregular
+ *   counts: empty blocks let a rank run ahead of the others' turns, and
+ *   about three quarters of the turns it skips come back as waits at a
+ *   receive port another sender holds (measured on the replay, per_dest
+ *   1; more pieces per turn wait longer).  No scratch (in place: staged).
  *
  * Restrictions: none; any p, any count, zero-size blocks skipped on both
  * sides, MPI_IN_PLACE (the receive buffer holds the send data).
@@ -56,13 +76,16 @@
  *          T = [0>0 4>0 3>0 2>0 0>4]
  *   d = 4: send slot 4 (0>4) to 4; receive 1>0 from 1
  *          T = [0>0 4>0 3>0 2>0 1>0] and RECV[0 - j] = T[j].
- * Permuted on p = 5 with P = [3 1 4 2]: rank 0 sends to 3, 1, 4, 2; rank 1
- *   starts at position 1: 1+1, 1+4, 1+2, 1+3 = 2, 0, 3, 4; rank 4 starts at
- *   position 0 again: 4+3, ... = 2, 0, 3, 1.
+ * Permuted on p = 5, L = [1 2 0 3 4]: rank 0 (position 2) sends to 3, 4,
+ *   1, 2 and hears from 2, 1, 4, 3; rank 1 (position 0) sends to 2, 0, 3,
+ *   4; rank 4 (position 4) to 1, 2, 0, 3.  Turn 0 goes 0->3, 1->2, 2->0,
+ *   3->4, 4->1: every rank receives exactly once per turn.
  */
 #include "algo.h"
 
 #include "../util/util.h"
+
+#include <math.h>
 
 #define WINDOW_MIN   1
 #define WINDOW_MAX   1024
@@ -342,31 +365,23 @@ static inline uint64_t xorshift64s(uint64_t *x)
     return *x * UINT64_C(2685821657736338717);
 }
 
-/* perm[0..p-2] = a shuffle of the offsets 1..p-1 (Fisher-Yates); the seed
- * depends only on p, so every rank draws the same permutation.  inv[o] is
- * the position of offset o. */
-static void permute_offsets(int p, int *perm, int *inv)
+/* list[0..p-1] = a shuffle of the ranks 0..p-1 (Fisher-Yates); the seed
+ * depends only on p, so every rank draws the same list.  pos[r] is the
+ * position of rank r in it. */
+static void permute_ranks(int p, int *list, int *pos)
 {
     uint64_t x = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t) p;
     int i;
 
-    for (i = 0; i < p - 1; i++)
-        perm[i] = i + 1;
-    for (i = p - 2; i > 0; i--) {
-        int j = (int) (xorshift64s(&x) % (uint64_t) (i + 1)), tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
+    for (i = 0; i < p; i++)
+        list[i] = i;
+    for (i = p - 1; i > 0; i--) {
+        int j = (int) (xorshift64s(&x) % (uint64_t) (i + 1)), tmp = list[i];
+        list[i] = list[j];
+        list[j] = tmp;
     }
-    for (i = 0; i < p - 1; i++)
-        inv[perm[i]] = i;
-}
-
-/* Turn at which rank src sends to rank dst (src != dst). */
-static inline int permuted_turn(const int *inv, int src, int dst, int p)
-{
-    int pos = inv[(dst - src + p) % p];
-
-    return (pos - src % (p - 1) + (p - 1)) % (p - 1);
+    for (i = 0; i < p; i++)
+        pos[list[i]] = i;
 }
 
 /* Byte offset of piece i (0 <= i <= k) of a block of b bytes. */
@@ -377,75 +392,62 @@ static inline size_t piece_off(size_t b, int k, int i)
     return (size_t) i * q + ((size_t) i < r ? (size_t) i : r);
 }
 
-/* The per_dest pieces of one block, piece i on tag i. */
+/* The per_dest pieces of one block, piece i on tag i.  Receives wait for
+ * dep only; each send also waits for the previous send (*chain), so that a
+ * rank injects one piece at a time, turn after turn. */
 static void permuted_pieces(ch4coll_sched_t *s, int send, ch4coll_ref_t at,
-                            size_t b, int peer, int k, int staged)
+                            size_t b, int peer, int k, int dep, int *chain)
 {
-    int i, d[1];
+    int i, d[2];
 
     for (i = 0; i < k; i++) {
         size_t len = piece_off(b, k, i + 1) - piece_off(b, k, i);
         ch4coll_ref_t r = ch4coll_ref(at.buf, at.off + piece_off(b, k, i));
         if (len == 0)
             continue;
-        if (send)
-            ch4coll_sched_send(s, r, len, peer, i, ch4coll_dep1(staged, d), d);
-        else
-            ch4coll_sched_recv(s, r, len, peer, i, ch4coll_dep1(staged, d), d);
+        d[0] = dep;
+        if (send) {
+            d[1] = *chain;
+            *chain = ch4coll_sched_send(s, r, len, peer, i, 2, d);
+        } else {
+            ch4coll_sched_recv(s, r, len, peer, i, 1, d);
+        }
     }
-}
-
-/* Sources ordered by the turn at which they send to me (counting sort). */
-static void arrival_order(const int *inv, int rank, int p, int *order, int *cnt)
-{
-    int src, t;
-
-    for (t = 0; t < p; t++)
-        cnt[t] = 0;
-    for (src = 0; src < p; src++)
-        if (src != rank)
-            cnt[permuted_turn(inv, src, rank, p) + 1]++;
-    for (t = 1; t < p; t++)
-        cnt[t] += cnt[t - 1];
-    for (src = 0; src < p; src++)
-        if (src != rank)
-            order[cnt[permuted_turn(inv, src, rank, p)]++] = src;
 }
 
 static int permuted_body(ch4coll_sched_t *s, const ch4coll_args_t *a,
                          const a2a_t *v, int64_t per_dest)
 {
-    int p = a->size, rank = a->rank, k = (int) per_dest, t, src_buf, staged;
-    int *perm, *inv, *order, *cnt;
+    int p = a->size, k = (int) per_dest, t, src_buf, staged, q, chain = -1;
+    int *list, *pos;
 
     ch4coll_sched_set_ntags(s, k);
     staged = stage(s, a, v, &src_buf);
     if (p == 1)
         return CH4COLL_OK;
     /* builder-time memory belongs to the builder */
-    perm = ch4coll_malloc(4 * (size_t) p * sizeof *perm);
-    if (!perm)
+    list = ch4coll_malloc(2 * (size_t) p * sizeof *list);
+    if (!list)
         return CH4COLL_ERR_NOMEM;
-    inv = perm + p;
-    order = inv + p;
-    cnt = order + p;
-    permute_offsets(p, perm, inv);
-    /* receives first, in the order the senders will serve me */
-    arrival_order(inv, rank, p, order, cnt);
+    pos = list + p;
+    permute_ranks(p, list, pos);
+    q = pos[a->rank];
+    /* receives first, in turn order: at turn t the rank t + 1 places
+     * before me in the list sends to me */
     for (t = 0; t < p - 1; t++) {
-        int src = order[t];
+        int src = list[(q - 1 - t + p) % p];
         if (v->rc[src] > 0)
             permuted_pieces(s, 0, ch4coll_ref(CH4COLL_BUF_RECV, v->rd[src]),
-                            v->rc[src], src, k, staged);
+                            v->rc[src], src, k, staged, NULL);
     }
-    /* then my sends, starting at my own position in the permutation */
+    /* my sends: the ranks after me in the list, one turn each */
     for (t = 0; t < p - 1; t++) {
-        int dst = (rank + perm[(rank % (p - 1) + t) % (p - 1)]) % p;
+        int dst = list[(q + 1 + t) % p];
         if (v->sc[dst] > 0)
             permuted_pieces(s, 1, ch4coll_ref(src_buf, v->sd[dst]), v->sc[dst],
-                            dst, k, staged);
+                            dst, k, staged, &chain);
     }
-    ch4coll_free(perm);
+    ch4coll_free(list);
     return CH4COLL_OK;
 }
 
@@ -468,4 +470,110 @@ int ch4coll_alltoallv_permuted(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (!per_dest_ok(params[0]))
         return CH4COLL_ERR_ARG;
     return run_v(s, a, permuted_body, params[0]);
+}
+
+/* ------------------------------------------------------------------- cost */
+
+/* Sum and number of the non-empty sends to the other ranks (counts NULL:
+ * regular blocks of count bytes), each cut into k pieces. */
+static double sends(const ch4coll_args_t *a, const size_t *sc, int k,
+                    const ch4coll_model_t *m, int *nmsg)
+{
+    int p = a->size, j;
+    double sum = 0;
+
+    *nmsg = 0;
+    for (j = 0; j < p; j++) {
+        size_t c = sc ? sc[j] : a->count;
+        if (j == a->rank || c == 0)
+            continue;
+        sum += (double) ((size_t) k < c ? (size_t) k : c) * m->alpha +
+               (double) c * m->beta;
+        (*nmsg)++;
+    }
+    return sum;
+}
+
+double ch4coll_cost_alltoall_bruck(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    int p = a->size, d;
+    double t = 0;
+
+    (void) params;
+    if (a->count == 0)
+        return 0.0;
+    for (d = 1; d < p; d *= 2)
+        t += m->alpha + (double) bit_slots(d, p) * a->count * m->beta;
+    return t;
+}
+
+/* See the note: one send at a time is the pairwise exchange; with a wider
+ * window the model's first-come ports let the ranks' reservations pile up
+ * (measured on the replay, 2 <= window < p - 1). */
+static double scattered_cost(const ch4coll_args_t *a, const size_t *sc,
+                             int64_t window, const ch4coll_model_t *m)
+{
+    int p = a->size, n;
+    double sum = sends(a, sc, 1, m, &n), mean, lag;
+
+    if (!window_ok(window))
+        return HUGE_VAL;
+    if (n == 0)
+        return 0.0;
+    if (window == 1 || p == 2)
+        return sum;
+    mean = sum / n;
+    lag = 4.0 * (p - 1) - 2.0 * (double) window + 1;
+    if (lag < 2.0 * (p - 1))
+        lag = 2.0 * (p - 1);
+    return lag * mean + sum;
+}
+
+double ch4coll_cost_alltoall_scattered(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    return scattered_cost(a, NULL, params[0], m);
+}
+
+double ch4coll_cost_alltoallv_scattered(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    return scattered_cost(a, a->inplace ? a->counts : a->scounts, params[0], m);
+}
+
+/* One piece at a time, turn after turn, to distinct destinations: the sum
+ * of the rank's own messages.  Empty blocks let a rank run ahead of the
+ * others' turns; about three quarters of the turns it skips come back as
+ * waits at receive ports another sender now holds (measured on the replay
+ * with irregular counts, p = 5 .. 128). */
+static double permuted_cost(const ch4coll_args_t *a, const size_t *sc,
+                            int64_t per_dest, const ch4coll_model_t *m)
+{
+    int n, p = a->size;
+    double sum;
+
+    if (!per_dest_ok(per_dest))
+        return HUGE_VAL;
+    sum = sends(a, sc, (int) per_dest, m, &n);
+    if (n == 0)
+        return 0.0;
+    return sum + 0.75 * (p - 1 - n) * (sum / n);
+}
+
+double ch4coll_cost_alltoall_permuted(const ch4coll_args_t *a,
+                                      const int64_t *params,
+                                      const ch4coll_model_t *m)
+{
+    return a->count == 0 ? 0.0 : permuted_cost(a, NULL, params[0], m);
+}
+
+double ch4coll_cost_alltoallv_permuted(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    return permuted_cost(a, a->inplace ? a->counts : a->scounts, params[0], m);
 }

@@ -11,7 +11,9 @@
  *
  * bcast    receive the whole message from the parent, then send it to the
  *          children, largest subtree first.
- *          T = ceil(lg p) (alpha + n beta).  No scratch.
+ *          T = ceil(lg p) (alpha + n beta), exactly: a child sent i-th by
+ *          its parent has a subtree of at most ceil(lg p) - i levels.
+ *          No scratch.
  * reduce   receive the children's partial results (smallest subtree first),
  *          combine, send to the parent.  The running result moves into the
  *          buffer just received (inout = acc op child), so rank order is
@@ -20,14 +22,28 @@
  *          ranks rooted at 0 (so every subtree is a rank interval combined
  *          in order) and rank 0 sends the result to the root: one extra
  *          alpha + n beta when root != 0.
- *          T = ceil(lg p) (alpha + n beta + n gamma).  Scratch 2n.
+ *          T = T_red,tree = ceil(lg p) (alpha + n beta + n gamma)
+ *          (Rabenseifner 3.3 with alpha_uni = alpha, beta_uni = beta) for
+ *          p = 2^k: a full subtree of 2^i ranks is done after i such steps.
+ *          Otherwise the last child of a partial subtree may be ready as
+ *          early as an earlier child, and the two then queue at the
+ *          parent's receive port: the cost function folds the children's
+ *          arrivals through the port in the order they are ready (equal
+ *          times: lower absolute rank first) and saves an alpha + n beta
+ *          where the partial child is early, e.g. p = 96, root 0:
+ *          6 (alpha + n beta) + 7 n gamma.  Scratch 2n.
  * gather   a subtree's blocks are collected contiguously in relative order
  *          and sent up as one message.  The root receives a child's subtree
  *          straight into the receive buffer unless it wraps past rank p-1
  *          (at most one does), which goes through scratch and two copies.
- *          T = ceil(lg p) alpha + (p-1)/p * N beta for N total bytes.
+ *          T = ceil(lg p) alpha + (p-1)/p N beta for N total bytes (p = 2^k;
+ *          otherwise the same port recursion as reduce, without folds).
  *          Scratch: span * n at inner ranks; <= p/2 * n at the root.
- * scatter  the reverse of gather.
+ * scatter  the reverse of gather; the root's sends go out one at a time,
+ *          largest subtree first (each waits for the previous, so the
+ *          wrapped subtree staged through scratch keeps its turn).
+ *          T: the root's sends back to back, then each child's own scatter:
+ *          ceil(lg p) alpha + (p-1)/p N beta for p = 2^k.
  *
  * Worked example, p = 7, root = 2 (relative ranks in brackets):
  *   tree [0]->[4],[2],[1]; [4]->[6],[5]; [2]->[3]; [6] leaf
@@ -228,7 +244,7 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int p = a->size, root = a->root, vr = ch4coll_rel(a->rank, root, p);
     int parent = ch4coll_binomial_parent(vr);
     int span = ch4coll_binomial_span(vr, p);
-    int lim = ch4coll_binomial_mask_limit(vr, p), m, tmp, got;
+    int lim = ch4coll_binomial_mask_limit(vr, p), m, tmp, got, prev = -1;
     size_t n = a->count;
 
     (void) params;
@@ -239,16 +255,18 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
             ch4coll_sched_copy(s,
                                ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
                                ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
+        /* largest subtree first; each send waits for the previous one, so
+         * the subtree staged through scratch keeps its turn */
         for (m = lim / 2; m >= 1; m /= 2) {
-            int cs, start, d[2];
+            int cs, start, d[3];
             if (m >= p)
                 continue;
             cs = ch4coll_binomial_span(m, p);
             start = ch4coll_abs(m, root, p);
             if (!wraps(m, cs, root, p)) {
-                ch4coll_sched_send(
+                prev = ch4coll_sched_send(
                     s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
-                    (size_t) cs * n, start, 0, 0, NULL);
+                    (size_t) cs * n, start, 0, ch4coll_dep1(prev, d), d);
                 continue;
             }
             tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
@@ -259,8 +277,9 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                 ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
                                    ch4coll_ref(tmp, (size_t) (p - start) * n),
                                    (size_t) (start + cs - p) * n, 0, NULL);
-            ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n, start,
-                               0, 2, d);
+            d[2] = prev;
+            prev = ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n,
+                                      start, 0, 3, d);
         }
         return CH4COLL_OK;
     }
@@ -280,4 +299,142 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ch4coll_sched_copy(s, ch4coll_ref(tmp, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0),
                        n, 1, &got);
     return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------------- cost */
+
+static double msg(const ch4coll_model_t *m, double bytes)
+{
+    return m->alpha + bytes * m->beta;
+}
+
+/* What moves up a binomial tree (reduce: whole vectors and a fold per
+ * child; gather: the child's whole subtree, no fold). */
+typedef struct {
+    const ch4coll_model_t *m;
+    int p, root;  /* absolute rank = (vr + root) mod p */
+    double unit;  /* reduce: vector bytes; gather: bytes per rank */
+    int per_span; /* gather: a child's message is span * unit */
+    double fold;  /* seconds per child combined */
+} up_t;
+
+/*
+ * Time after which relative rank vr, whose subtree spans s ranks, has
+ * received (and folded) everything from below.  Children sit at vr + 1,
+ * vr + 2, vr + 4, ... < vr + s, child vr + j spanning min(j, s - j); each
+ * sends once its own subtree is done, and the messages share vr's receive
+ * port first come, first served (equal times, up to rounding: the lower
+ * absolute rank first, the replay's event order).  A full child of 2^i
+ * ranks is done at i (msg + fold) for reduce, i alpha + (2^i - 1) unit beta
+ * for gather; only the last child of a partial subtree recurses:
+ * O(lg^2 s).
+ */
+static double tree_up(const up_t *u, int vr, int s)
+{
+    const ch4coll_model_t *m = u->m;
+    double ready[32], len[32], port = 0, t = 0;
+    int nc = 0, i, j, c, order[32], who[32];
+
+    for (c = 1; c < s; c *= 2, nc++) {
+        int cs = c < s - c ? c : s - c;
+        len[nc] = m->alpha + (u->per_span ? cs * u->unit : u->unit) * m->beta;
+        who[nc] = (vr + c + u->root) % u->p;
+        if (cs < c)
+            ready[nc] = tree_up(u, vr + c, cs);
+        else if (u->per_span)
+            ready[nc] = nc * m->alpha + (cs - 1) * u->unit * m->beta;
+        else
+            ready[nc] = nc * (len[nc] + u->fold);
+    }
+    /* the receive port serves the children in the order they are ready */
+    for (i = 0; i < nc; i++) {
+        for (j = i; j > 0; j--) {
+            int o = order[j - 1];
+            double eps = 1e-9 * (ready[i] > 0 ? ready[i] : 1e-9);
+            if (ready[o] < ready[i] - eps ||
+                (ready[o] <= ready[i] + eps && who[o] < who[i]))
+                break;
+            order[j] = o;
+        }
+        order[j] = i;
+    }
+    for (i = 0; i < nc; i++) {
+        double st = ready[order[i]] > port ? ready[order[i]] : port;
+        port = st + len[order[i]];
+        ready[order[i]] = port; /* now: its arrival */
+    }
+    /* folds (or plain arrivals) in child order */
+    for (i = 0; i < nc; i++)
+        t = (ready[i] > t ? ready[i] : t) + u->fold;
+    return t;
+}
+
+/* Scatter down a binomial subtree of s ranks (children largest first, the
+ * message to child m carries its whole subtree): time until the last rank
+ * of the subtree has its block, from the moment its root has the data. */
+static double tree_down(int s, double unit, const ch4coll_model_t *m)
+{
+    double t = 0, worst = 0;
+    int m2 = ch4coll_pow2_ceil(s) / 2;
+
+    for (; m2 >= 1; m2 /= 2) {
+        int cs;
+        double below;
+        if (m2 >= s)
+            continue;
+        cs = m2 < s - m2 ? m2 : s - m2;
+        t += msg(m, cs * unit);
+        below = t + tree_down(cs, unit, m);
+        if (below > worst)
+            worst = below;
+    }
+    return worst;
+}
+
+double ch4coll_cost_bcast_binomial(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return ch4coll_ceil_log2(a->size) * msg(m, (double) a->count);
+}
+
+double ch4coll_cost_reduce_binomial(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    double n = ch4coll_nbytes(a, a->count), t;
+    up_t u = {m, a->size, a->commutative ? a->root : 0, n, 0, n * m->gamma};
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    t = tree_up(&u, 0, a->size);
+    if (u.root != a->root)
+        t += msg(m, n);
+    return t;
+}
+
+double ch4coll_cost_gather_binomial(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    up_t u = {m, a->size, a->root, (double) a->count, 1, 0.0};
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return tree_up(&u, 0, a->size);
+}
+
+double ch4coll_cost_scatter_binomial(const ch4coll_args_t *a,
+                                     const int64_t *params,
+                                     const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return tree_down(a->size, (double) a->count, m);
 }

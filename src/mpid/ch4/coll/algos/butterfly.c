@@ -23,7 +23,10 @@
  *      current range with the partner; the range doubles.
  *   4. post-step: 2i+1 -> 2i, the whole result.
  * T = 2 lg p' alpha + 2 (p'-1)/p' n beta + (p'-1)/p' n gamma
- *     + (r > 0) (2 alpha + 2 n beta + n gamma).
+ *     + (r > 0) (2 alpha + 2 n beta + n gamma),
+ * Rabenseifner's T_all,h&d with a whole-vector pre-step (f_alpha = f_beta
+ * = 1); on the model it is exact up to the rounding of the segments (the
+ * cost function takes the first, largest range of each width).
  * Scratch: the largest kept half (about n/2), plus n at the ranks that
  * receive in the pre-step.
  * Any op: the partner's group is always a rank interval wholly below or
@@ -182,4 +185,28 @@ int ch4coll_allreduce_butterfly(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (rank < 2 * b.r)
         ch4coll_sched_send(s, all, b.n, rank - 1, 0, ch4coll_dep1(last, d), d);
     return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------------- cost */
+
+double ch4coll_cost_allreduce_butterfly(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    int p = a->size, p2 = ch4coll_pow2_floor(p), w;
+    bf_t b = {NULL, a, p - p2, p2, 0, a->count, -1, -1, -1};
+    double n = ch4coll_nbytes(a, a->count), t = 0, k;
+
+    (void) params;
+    if (a->count == 0 || p == 1)
+        return 0.0;
+    if (b.r > 0) /* pre-step and post-step */
+        t += 2 * (m->alpha + n * m->beta) + n * m->gamma;
+    /* halving and doubling: the first range of each width is the largest */
+    for (w = p2 / 2; w >= 1; w /= 2) {
+        k = ch4coll_nbytes(a, seg_off(&b, w));
+        if (k > 0)
+            t += 2 * m->alpha + k * (2 * m->beta + m->gamma);
+    }
+    return t;
 }

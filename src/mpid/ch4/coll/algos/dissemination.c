@@ -10,7 +10,8 @@
  * Round k = 0..ceil(lg p)-1: send an empty message to rank + 2^k and receive
  * one from rank - 2^k (mod p); round k's send waits for round k-1's receive,
  * so after the last round every rank has transitively heard from every other.
- * Round k uses tag k.  T = ceil(lg p) alpha.  No scratch.
+ * Round k uses tag k.  T = ceil(lg p) alpha, exactly on the model (each
+ * rank sends and receives one message per round).  No scratch.
  *
  * Worked example, p = 5: rounds at distances 1, 2, 4; rank 0 hears from 4,
  * then 3 (who had heard from 2), then 1 (who had heard from 0, 4, 3, 2).
@@ -35,4 +36,12 @@ int ch4coll_barrier_dissemination(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ch4coll_sched_set_ntags(s, ch4coll_ceil_log2(p) > 0 ? ch4coll_ceil_log2(p)
                                                         : 1);
     return CH4COLL_OK;
+}
+
+double ch4coll_cost_barrier_dissemination(const ch4coll_args_t *a,
+                                          const int64_t *params,
+                                          const ch4coll_model_t *m)
+{
+    (void) params;
+    return ch4coll_ceil_log2(a->size) * m->alpha;
 }

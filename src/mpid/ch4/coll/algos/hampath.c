@@ -39,24 +39,40 @@
  *      into the receive buffer and, unless first, sends it on.
  * Piece c+1 is received and reduced while piece c travels on, and the
  * result of piece c travels back while later pieces are still reduced.
- * Sends, receives and returns of one stream are each chained (every one
- * waits for the previous one), so they match in order and a rank has at
- * most one request of each kind per stream in flight.  Received partials
- * go into WINDOW = 2 scratch slots used alternately (a slot is reused once
- * the send of its previous piece has completed), except where the receive
- * buffer has room and does not hold the input (allreduce and the reduce
- * root, not in place): there the partial lands in place.
+ * Requests in flight, per stream: the sends of partials, and those of
+ * results, are each chained (every one waits for the previous one; on
+ * the replay's first-come first-served ports a rank that queues several
+ * sends ahead delays its neighbours); receives of either kind run up to
+ * WINDOW = 2 pieces ahead, piece c waiting for piece c - WINDOW.  Piece c
+ * uses tag c mod WINDOW of its kind, so the messages of one tag match in
+ * order.  Received partials go into WINDOW scratch slots, one per tag (a
+ * slot is refilled once the send, or at the root the fold, of its previous
+ * piece has completed), except where the receive buffer has room and does
+ * not hold the input (allreduce and the reduce root, not in place): there
+ * the partial lands in place.
  *
- * Cost (b = ce * size bytes per piece, k pieces per stream, t_m = alpha +
- * b beta, t_r = b gamma; streams = 1):
- *   reduce     (p-1)(t_m + t_r) + (k-1) max(t_m, t_r)
- *   allreduce  (p-1)(2 t_m + t_r) + (k-1) max(2 t_m, t_r)   (each rank
- *              sends a piece forward and a result back per step)
- * streams = 2 halves k and shares every rank's ports and CPU between the
- * two streams: the period per piece pair doubles, the pipeline fill is
- * paid once.  The cost functions below hold the exact replay terms,
- * including the short last piece.  Bandwidth term n (beta + gamma) (reduce),
- * n (2 beta + gamma) (allreduce) whatever p: the algorithm for long vectors.
+ * Cost (N bytes in all, K pieces over all streams, b bytes per full piece,
+ * t_m = alpha + b beta, t_r = b gamma):
+ *   reduce     max((p-1) t_m + (p-2) t_r + N gamma,
+ *                  (p-2)(t_m + t_r) + K alpha + N beta + t_r(last piece)):
+ *              the first piece's way to the root, then every piece through
+ *              the root's CPU or its receive port (exact for one stream).
+ *   allreduce  (p-1)(2 t_m + t_r)
+ *              + max(2 ((K - streams) alpha + R beta), R gamma)
+ *              [+ max(t_m, t_r) for two streams on odd p, whose first
+ *              pieces meet at the middle rank], R = max(0, N - streams b):
+ *              the first piece of each stream there and back, then a middle
+ *              rank sends a partial one way and a result the other for
+ *              every further piece (at p = 2 one message per piece, and
+ *              with two streams a reduction for every other piece).
+ * Latency (p-1) alpha (reduce), 2 (p-1) alpha (allreduce); bandwidth
+ * N (beta + gamma) and N (2 beta + gamma) whatever p: long vectors only.
+ * Two streams add no bandwidth on the single-port model (every rank still
+ * sends and receives everything once); they halve the pieces in flight on
+ * each path.  Two allreduce streams put four flows through every rank;
+ * when messages, not reductions, bound the pipeline (pieces of a few KiB,
+ * p from 4 to a few dozen), the replay's first-come first-served ports
+ * run up to 1.75 times slower than this formula: use streams = 1 there.
  *
  * Scratch: WINDOW pieces per stream on ranks that fold into a slot (reduce
  * non-roots, and in-place reduce root / allreduce); none elsewhere.
@@ -70,9 +86,9 @@
  * chunk / size) elements, at least one; at most 2^20 pieces per stream (a
  * smaller piece is raised).  streams (1 or 2, default 2).
  *
- * Tags: reduction of stream j uses tag j, the return of stream j tag
- * streams + j (stream B's partials and stream A's results cross the same
- * edge in the same direction).
+ * Tags: the partials of stream j piece c use tag j WINDOW + c mod WINDOW,
+ * its results (streams + j) WINDOW + c mod WINDOW (stream B's partials and
+ * stream A's results cross the same edge in the same direction).
  *
  * Worked example, reduce p = 6, root 4: dims {3, 2, 1}; the cycle visits
  * ranks 0 2 4 5 3 1.  Stream A is 5 3 1 0 2 4, stream B 2 0 1 3 5 4.  With
@@ -81,7 +97,11 @@
  * sends its elements 0..1 to rank 3, which folds in its own and forwards
  * them to 1 while receiving element 2 from rank 5; the root 4 receives the
  * sums of all other ranks from rank 2 (stream A) and rank 5 (stream B) and
- * folds its own contribution into each.
+ * folds its own contribution into each.  Reduce p = 5, root 2: no cycle;
+ * the snake 0 1 2 3 4 shifted by 2 - 4 gives the path 3 4 0 1 2, one
+ * stream.  Allreduce p = 6: snake 0 1 3 2 4 5; stream A reduces towards
+ * rank 5 and returns to rank 0, stream B reduces towards rank 0 and
+ * returns to rank 5.
  */
 #include "algo.h"
 
@@ -101,24 +121,26 @@ typedef struct {
 } path_t;
 
 typedef struct {
-    int pos;          /* my position, 0 .. p-1 */
-    int pred, succ;   /* ranks of my neighbours, -1 past an end */
-    size_t base, len; /* elements of the vector carried */
-    int tag_red, tag_bc;
-    int rrecv, rsend, brecv, bsend; /* chains: last vertex of each kind */
-    int slot_rd[WINDOW];            /* last reader of each slot, or -1 */
+    int pos;             /* my position, 0 .. p-1 */
+    int pred, succ;      /* ranks of my neighbours, -1 past an end */
+    size_t base, len;    /* elements of the vector carried */
+    int tag_red, tag_bc; /* first tag of the partials, of the results */
+    /* receives: the vertex of the piece WINDOW back; sends: the last one
+     * (-1: none yet) */
+    int rrecv[WINDOW], brecv[WINDOW], rsend, bsend;
+    int slot_rd[WINDOW]; /* last reader of each slot, or -1 */
 } stream_t;
 
 typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     int p;
-    int all;        /* allreduce: results return along the path */
-    int ns;         /* streams in use */
-    size_t ce;      /* piece length in elements */
+    int all;         /* allreduce: results return along the path */
+    int ns;          /* streams in use */
+    size_t ce;       /* piece length in elements */
     size_t slot_len; /* elements per slot */
-    int in_buf;     /* my contribution: send or receive buffer */
-    int slots;      /* scratch id of ns * WINDOW slots, -1 until used */
+    int in_buf;      /* my contribution: send or receive buffer */
+    int slots;       /* scratch id of ns * WINDOW slots, -1 until used */
     stream_t st[MAXSTREAMS];
 } hp_t;
 
@@ -189,9 +211,9 @@ static void stream_init(stream_t *st, const path_t *t, int rank)
     st->pos = i;
     st->pred = i > 0 ? path_rank(t, i - 1) : -1;
     st->succ = i < p - 1 ? path_rank(t, i + 1) : -1;
-    st->rrecv = st->rsend = st->brecv = st->bsend = -1;
+    st->rsend = st->bsend = -1;
     for (i = 0; i < WINDOW; i++)
-        st->slot_rd[i] = -1;
+        st->rrecv[i] = st->brecv[i] = st->slot_rd[i] = -1;
 }
 
 static ch4coll_ref_t at(const hp_t *h, int buf, size_t elem)
@@ -203,8 +225,8 @@ static ch4coll_ref_t at(const hp_t *h, int buf, size_t elem)
 static ch4coll_ref_t slot_at(hp_t *h, int j, int w)
 {
     if (h->slots < 0)
-        h->slots = ch4coll_sched_scratch(
-            h->s, (size_t) h->ns * WINDOW * h->slot_len);
+        h->slots =
+            ch4coll_sched_scratch(h->s, (size_t) h->ns * WINDOW * h->slot_len);
     return at(h, h->slots, ((size_t) j * WINDOW + (size_t) w) * h->slot_len);
 }
 
@@ -227,10 +249,10 @@ static int fold_piece(hp_t *h, int j, size_t c, size_t off, size_t len,
     ch4coll_ref_t res = at(h, CH4COLL_BUF_RECV, off);
     ch4coll_ref_t dst = direct ? res : slot_at(h, j, w);
 
-    d[0] = st->rrecv;
+    d[0] = st->rrecv[w];
     d[1] = direct ? -1 : st->slot_rd[w];
-    v = ch4coll_sched_recv(h->s, dst, len, st->pred, st->tag_red, 2, d);
-    st->rrecv = v;
+    v = ch4coll_sched_recv(h->s, dst, len, st->pred, st->tag_red + w, 2, d);
+    st->rrecv[w] = v;
     if (last && !direct) { /* in place: result = partial op mine */
         v = ch4coll_sched_reduce(h->s, dst, res, len, 1, &v);
         st->slot_rd[w] = v;
@@ -249,7 +271,8 @@ static void build_piece(hp_t *h, int j, size_t c)
     stream_t *st = &h->st[j];
     size_t off = st->base + c * h->ce;
     size_t len = min_sz(h->ce, st->base + st->len - off);
-    int last = st->pos == h->p - 1, ready, sent = -1, d[2];
+    int last = st->pos == h->p - 1, w = (int) (c % WINDOW), ready, sent = -1;
+    int d[2];
     ch4coll_ref_t acc = at(h, h->in_buf, off);
     ch4coll_ref_t res = at(h, CH4COLL_BUF_RECV, off);
 
@@ -257,24 +280,26 @@ static void build_piece(hp_t *h, int j, size_t c)
     if (!last) {
         d[0] = ready;
         d[1] = st->rsend;
-        sent = ch4coll_sched_send(h->s, acc, len, st->succ, st->tag_red, 2, d);
+        sent =
+            ch4coll_sched_send(h->s, acc, len, st->succ, st->tag_red + w, 2, d);
         st->rsend = sent;
         if (acc.buf >= CH4COLL_BUF_FIRST_SCRATCH)
-            st->slot_rd[c % WINDOW] = sent;
+            st->slot_rd[w] = sent;
     }
     if (!h->all)
         return;
     if (!last) { /* the result overwrites what the send above read */
-        d[0] = st->brecv;
+        d[0] = st->brecv[w];
         d[1] = sent;
-        ready = ch4coll_sched_recv(h->s, res, len, st->succ, st->tag_bc, 2, d);
-        st->brecv = ready;
+        ready =
+            ch4coll_sched_recv(h->s, res, len, st->succ, st->tag_bc + w, 2, d);
+        st->brecv[w] = ready;
     }
     if (st->pos > 0) {
         d[0] = ready;
         d[1] = st->bsend;
         st->bsend =
-            ch4coll_sched_send(h->s, res, len, st->pred, st->tag_bc, 2, d);
+            ch4coll_sched_send(h->s, res, len, st->pred, st->tag_bc + w, 2, d);
     }
 }
 
@@ -346,8 +371,8 @@ static int hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
         stream_init(st, &t, a->rank);
         st->base = j == 0 ? 0 : half;
         st->len = j == 0 ? half : a->count - half;
-        st->tag_red = j;
-        st->tag_bc = h.ns + j;
+        st->tag_red = j * WINDOW;
+        st->tag_bc = (h.ns + j) * WINDOW;
         if (npieces(&h, st->len) > kmax)
             kmax = npieces(&h, st->len);
     }
@@ -355,7 +380,7 @@ static int hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
         for (j = 0; j < h.ns; j++)
             if (c < npieces(&h, h.st[j].len))
                 build_piece(&h, j, c);
-    ch4coll_sched_set_ntags(s, all ? 2 * h.ns : h.ns);
+    ch4coll_sched_set_ntags(s, (all ? 2 : 1) * h.ns * WINDOW);
     return CH4COLL_OK;
 }
 
@@ -369,4 +394,91 @@ int ch4coll_allreduce_hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
                               const int64_t *params)
 {
     return hampath(s, a, params, 1);
+}
+
+/* ---------------------------------------------------------------- cost */
+
+typedef struct {
+    int p, ns;
+    double K;      /* pieces of all streams */
+    double N;      /* bytes of the whole vector */
+    double b;      /* bytes of a full piece */
+    double tm, tr; /* a full piece: message, reduction */
+    double lr;     /* reduction of the last piece of stream A */
+} hp_cost_t;
+
+static void cost_terms(hp_cost_t *q, const ch4coll_args_t *a,
+                       const int64_t *params, const ch4coll_model_t *m, int all)
+{
+    size_t half, ce, k;
+
+    q->p = a->size;
+    q->ns = nstreams(a, params, all);
+    half = (a->count + (size_t) q->ns - 1) / (size_t) q->ns;
+    ce = piece_elems(a, params, half);
+    k = 1 + (half - 1) / ce;
+    q->K = (double) k;
+    if (q->ns == 2)
+        q->K += (double) (1 + (a->count - half - 1) / ce);
+    q->N = ch4coll_nbytes(a, a->count);
+    q->b = ch4coll_nbytes(a, min_sz(ce, half));
+    q->tm = m->alpha + q->b * m->beta;
+    q->tr = q->b * m->gamma;
+    q->lr = ch4coll_nbytes(a, half - (k - 1) * ce) * m->gamma;
+}
+
+static double max2(double x, double y)
+{
+    return x > y ? x : y;
+}
+
+/*
+ * Reduce: a flow shop of p-1 messages and p-1 reductions per piece, every
+ * piece through the same stages.  The makespan is the first piece's way
+ * to the busiest stage, all pieces through it, the last piece's way on:
+ * the root's CPU (N gamma in all) or its receive port (K alpha + N beta),
+ * both fed by both streams.
+ */
+double ch4coll_cost_reduce_hampath(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    hp_cost_t q;
+    double cpu, port;
+
+    if (a->count == 0 || a->size == 1)
+        return 0;
+    cost_terms(&q, a, params, m, 0);
+    cpu = (q.p - 1) * q.tm + (q.p - 2) * q.tr + q.N * m->gamma;
+    port = (q.p - 2) * (q.tm + q.tr) + q.K * m->alpha + q.N * m->beta + q.lr;
+    return max2(cpu, port);
+}
+
+/*
+ * Allreduce: the first piece of each stream reduced along the path and
+ * returned (p-1)(2 t_m + t_r); every further piece costs the busiest rank
+ * two messages (a middle rank sends partials one way and results the
+ * other) or a reduction.  At p = 2 a rank sends one message per piece and,
+ * with two streams, reduces half of them.  With two streams on odd p the
+ * streams' first pieces meet at the middle rank, which serves one after
+ * the other.
+ */
+double ch4coll_cost_allreduce_hampath(const ch4coll_args_t *a,
+                                      const int64_t *params,
+                                      const ch4coll_model_t *m)
+{
+    hp_cost_t q;
+    double rest, sends, folds, body, cross = 0;
+
+    if (a->count == 0 || a->size == 1)
+        return 0;
+    cost_terms(&q, a, params, m, 1);
+    rest = max2(0, q.N - q.ns * q.b);
+    sends = q.p >= 3 ? 2 : 1;
+    folds = q.p == 2 && q.ns == 2 ? 0.5 : 1;
+    body = max2(sends * ((q.K - q.ns) * m->alpha + rest * m->beta),
+                folds * rest * m->gamma);
+    if (q.ns == 2 && q.p % 2 == 1)
+        cross = max2(q.tm, q.tr);
+    return (q.p - 1) * (2 * q.tm + q.tr) + body + cross;
 }

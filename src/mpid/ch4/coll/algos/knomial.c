@@ -17,14 +17,21 @@
  * bcast    receive the whole message from the parent, then send it to the
  *          children, largest subtrees (largest m) first.
  *          Steps: ceil(log_k p) levels of k - 1 sends each.
- *          T = ceil(log_k p) (k-1) (alpha + n beta) with one port; with k
- *          ports (or overlapping sends) ceil(log_k p) (alpha + n beta).
- *          No scratch.
+ *          T = L (k-1) (alpha + n beta) for p = k^L (one port: a node's
+ *          k - 1 sends per level go out one after another); with k ports
+ *          (or overlapping sends) it would be L (alpha + n beta).  For
+ *          other p the cost function walks the tree: the child sent i-th
+ *          has its message i (alpha + n beta) after its parent, and only one
+ *          child of a node is a partial subtree (O(k log^2 p)).  E.g. p = 96,
+ *          k = 4: 10 (alpha + n beta), not 4 * 3.  No scratch.
  * barrier  gather empty messages to the root up the same tree (a node sends
  *          to its parent once all its children have reported), then the
  *          release goes down the tree: the root sends once everyone has
  *          reported, an inner node forwards the release it received.
- *          T = 2 ceil(log_k p) (k-1) alpha.  No scratch.
+ *          T = 2 L (k-1) alpha for p = k^L: in the gather a full subtree of
+ *          k^l ranks reports after l (k-1) alpha, just when its parent's
+ *          receive port has served the smaller ones; for other p the cost
+ *          function runs both walks.  No scratch.
  *
  * Restrictions: none; any p, any count (count 0 is a no-op), any root.
  * Parameters: radix (bcast and barrier), default 4, range 2..64.
@@ -33,15 +40,20 @@
  *   [0] -> [9] (m = 9), [3], [6] (m = 3), [1], [2] (m = 1)
  *   [3] -> [4], [5];  [6] -> [7], [8];  [9] has none (9 + 3 >= 10)
  *   absolute: 2 -> 1, 5, 8, 3, 4;  5 -> 6, 7;  8 -> 9, 0.
- *   bcast: 3 levels; the root's 5 sends go out largest subtree first.
+ *   bcast: 3 levels; the root's 5 sends go out largest subtree first, so
+ *   [2] has the message after 5 (alpha + n beta), [5] after 2 + 2 and [8]
+ *   after 3 + 2: T = 5 (alpha + n beta).
  *   barrier (the same shape rooted at rank 0): 4, 5 report to 3 and 7, 8
- *   to 6; then 9, 3, 6, 1, 2 report to 0, which releases them in that
- *   order; 3 and 6 pass the release on to 4, 5 and 7, 8.
+ *   to 6 (by 2 alpha); 9, 1, 2 reach 0 by 3 alpha, 3 and 6 by 5 alpha; 0
+ *   releases 9, 3, 6, 1, 2 in that order (6 alpha .. 10 alpha); 3 and 6
+ *   pass the release on to 4, 5 and 7, 8: T = 10 alpha.
  */
 #include "algo.h"
 
 #include "../topo/topo.h"
 #include "../util/util.h"
+
+#include <math.h>
 
 #define RADIX_MIN 2
 #define RADIX_MAX 64
@@ -185,4 +197,119 @@ int ch4coll_barrier_tree(ch4coll_sched_t *s, const ch4coll_args_t *a,
     barrier_release(s, vr, k, p, all);
     ch4coll_free(heard);
     return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------------- cost */
+
+/*
+ * Children of a node whose subtree spans s ranks below limit lim: at each
+ * level mm = lim/k, lim/k^2, ..., 1 the children j = 1 .. c (c = number of
+ * j < k with j mm < s), of which the first f span mm ranks (full) and, if
+ * c > f, the last spans s - c mm (partial).  Only one child of a node is
+ * partial, so the recursions below follow one path.
+ */
+static void kn_level(int64_t s, int64_t mm, int k, int64_t *c, int64_t *f)
+{
+    *c = (s - 1) / mm < k - 1 ? (s - 1) / mm : k - 1;
+    *f = s / mm - 1 < *c ? s / mm - 1 : *c;
+    if (*f < 0)
+        *f = 0;
+}
+
+static int kn_log(int64_t lim, int k)
+{
+    int l = 0;
+
+    for (; lim > 1; lim /= k)
+        l++;
+    return l;
+}
+
+/* Bcast: time from the node having the message until its whole subtree
+ * has it.  Sends go out one at a time, largest subtree first; a full
+ * subtree of k^l ranks takes l (k-1) msg. */
+static double kn_down(int64_t s, int64_t lim, int k, double t_msg)
+{
+    int64_t mm, c, f, idx = 0;
+    int l = kn_log(lim, k) - 1;
+    double worst = 0, x;
+
+    for (mm = lim / k; mm >= 1; mm /= k, l--) {
+        kn_level(s, mm, k, &c, &f);
+        if (c <= 0)
+            continue;
+        x = (double) (idx + f) * t_msg + l * (k - 1) * t_msg;
+        if (f > 0 && x > worst)
+            worst = x;
+        x = (double) (idx + c) * t_msg + kn_down(s - c * mm, mm, k, t_msg);
+        if (c > f && x > worst)
+            worst = x;
+        idx += c;
+    }
+    return worst;
+}
+
+/* Barrier gather: time until every child of the node has reported (empty
+ * messages, alpha each, through the node's receive port in the order the
+ * children are ready).  A full child of k^l ranks is ready at
+ * l (k-1) alpha. */
+static double kn_up(int64_t s, int64_t lim, int k, double alpha)
+{
+    int64_t mm, c, f, nl = kn_log(lim, k), l;
+    double port = 0, part = -1, ready;
+
+    for (mm = lim / k; mm >= 1; mm /= k) {
+        kn_level(s, mm, k, &c, &f);
+        if (c > f)
+            part = kn_up(s - c * mm, mm, k, alpha);
+    }
+    for (l = 0, mm = 1; l < nl; l++, mm *= k) {
+        kn_level(s, mm, k, &c, &f);
+        ready = (double) l * (k - 1) * alpha;
+        if (part >= 0 && part <= ready) {
+            port = (part > port ? part : port) + alpha;
+            part = -1;
+        }
+        if (f > 0)
+            port = (ready > port ? ready : port) + (double) f * alpha;
+    }
+    if (part >= 0)
+        port = (part > port ? part : port) + alpha;
+    return port;
+}
+
+static int64_t kn_root_limit(int p, int k)
+{
+    int64_t lim = 1;
+
+    while (lim < p)
+        lim *= k;
+    return lim;
+}
+
+double ch4coll_cost_bcast_knomial(const ch4coll_args_t *a,
+                                  const int64_t *params,
+                                  const ch4coll_model_t *m)
+{
+    int p = a->size, k = (int) params[0];
+
+    if (!radix_ok(params[0]))
+        return HUGE_VAL;
+    if (a->count == 0 || p == 1)
+        return 0.0;
+    return kn_down(p, kn_root_limit(p, k), k,
+                   m->alpha + (double) a->count * m->beta);
+}
+
+double ch4coll_cost_barrier_tree(const ch4coll_args_t *a, const int64_t *params,
+                                 const ch4coll_model_t *m)
+{
+    int p = a->size, k = (int) params[0];
+    int64_t lim = kn_root_limit(p, k);
+
+    if (!radix_ok(params[0]))
+        return HUGE_VAL;
+    if (p == 1)
+        return 0.0;
+    return kn_up(p, lim, k, m->alpha) + kn_down(p, lim, k, m->alpha);
 }

@@ -7,7 +7,9 @@
  *
  * gatherv   the root posts one receive per non-empty block, straight into
  *           place; every other rank sends its block.  scatterv mirrors it.
- * T = (p-1) alpha + N beta at the root (N bytes in all).  No scratch.
+ * T = (p-1) alpha + N beta at the root (N bytes in all), exactly: the
+ * root's port carries one message per non-empty block but its own, back to
+ * back (alpha per message, empty blocks cost nothing).  No scratch.
  * Zero-size blocks are skipped on both sides (sender and root both know).
  *
  * gather and scatter are the same builders with regular blocks (i m).
@@ -109,4 +111,55 @@ int ch4coll_scatter_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
     return regular(s, a, params, ch4coll_scatterv_linear);
+}
+
+/* ------------------------------------------------------------------- cost */
+
+/* The root's port carries one message per non-empty block but its own, one
+ * after another.  Without the counts (a non-root's view) every block is
+ * taken to be count bytes. */
+static double root_port(const ch4coll_args_t *a, const size_t *counts,
+                        const ch4coll_model_t *m)
+{
+    int p = a->size, i;
+    double t = 0;
+
+    if (!counts)
+        return a->count > 0 ? (p - 1) * (m->alpha + a->count * m->beta) : 0.0;
+    for (i = 0; i < p; i++)
+        if (i != a->root && counts[i] > 0)
+            t += m->alpha + (double) counts[i] * m->beta;
+    return t;
+}
+
+double ch4coll_cost_gatherv_linear(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    (void) params;
+    return root_port(a, a->counts, m);
+}
+
+double ch4coll_cost_scatterv_linear(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    (void) params;
+    return root_port(a, a->scounts, m);
+}
+
+double ch4coll_cost_gather_linear(const ch4coll_args_t *a,
+                                  const int64_t *params,
+                                  const ch4coll_model_t *m)
+{
+    (void) params;
+    return root_port(a, NULL, m);
+}
+
+double ch4coll_cost_scatter_linear(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    (void) params;
+    return root_port(a, NULL, m);
 }

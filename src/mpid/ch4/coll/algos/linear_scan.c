@@ -13,15 +13,17 @@
  * scan          rank 0 sends its input to rank 1; rank r > 0 receives the
  *               prefix d0 op .. op d(r-1) from r-1, forms prefix op d_r in
  *               its receive buffer and passes it to r+1.
- *               T = (p-1)(alpha_uni + n beta_uni + n gamma): the chain is
- *               sequential, latency grows with p.  Scratch: n at ranks > 0
- *               (none for a commutative op, not in place: the prefix is
- *               received into place and the input folded onto it).
+ *               T = (p-1)(alpha_uni + n beta_uni + n gamma), exactly on
+ *               the model: the chain is sequential, latency grows with p.
+ *               Scratch: n at ranks > 0 (none for a commutative op, not
+ *               in place: the prefix is received into place and the
+ *               input folded onto it).
  * exscan        rank r > 0 receives d0 op .. op d(r-1) straight into its
  *               receive buffer (the result) and, below p-1, passes on
  *               result op d_r, formed in scratch from a copy of its input.
  *               Rank 0's receive buffer is left as it is (undefined by MPI).
- *               T as scan.  Scratch: n at ranks 1..p-2.
+ *               T = (p-1)(alpha + n beta) + (p-2) n gamma (rank p-1 only
+ *               receives).  Scratch: n at ranks 1..p-2.
  * allreduce     reduce_bcast: binomial tree over absolute ranks rooted at 0
  *               (the subtree of r is [r, r+span), so children, taken
  *               smallest first, extend the running result upwards: "acc op
@@ -32,8 +34,11 @@
  *               input is never written and no copy is needed except a
  *               final one at rank 0.
  *               T = ceil(lg p)(2 alpha_uni + 2 n beta_uni + n gamma), the
- *               paper's T_all,tree.  Scratch: n at ranks with 2 or more
- *               children.
+ *               paper's T_all,tree, for p = 2^k; in general the reduce
+ *               half costs what binomial.c's reduce costs (the same tree
+ *               and folds, its port recursion for partial subtrees) and
+ *               the bcast half ceil(lg p)(alpha + n beta).  Scratch: n at
+ *               ranks with 2 or more children.
  * Restrictions: none (any op, any p, any count, MPI_IN_PLACE).  No
  * parameters.  One tag: every pair exchanges at most one message per
  * direction.
@@ -194,4 +199,48 @@ int ch4coll_allreduce_reduce_bcast(ch4coll_sched_t *s, const ch4coll_args_t *a,
             ch4coll_sched_send(s, whole(CH4COLL_BUF_RECV), a->count, rank + m,
                                0, ch4coll_dep1(ready, d), d);
     return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------------- cost */
+
+double ch4coll_cost_scan_linear(const ch4coll_args_t *a, const int64_t *params,
+                                const ch4coll_model_t *m)
+{
+    double n = ch4coll_nbytes(a, a->count);
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return (a->size - 1) * (m->alpha + n * (m->beta + m->gamma));
+}
+
+double ch4coll_cost_exscan_linear(const ch4coll_args_t *a,
+                                  const int64_t *params,
+                                  const ch4coll_model_t *m)
+{
+    double n = ch4coll_nbytes(a, a->count);
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return (a->size - 1) * (m->alpha + n * m->beta) +
+           (a->size - 2) * n * m->gamma;
+}
+
+/* The binomial reduce of binomial.c rooted at 0 (same tree, same folds),
+ * then a binomial bcast of the n bytes. */
+double ch4coll_cost_allreduce_reduce_bcast(const ch4coll_args_t *a,
+                                           const int64_t *params,
+                                           const ch4coll_model_t *m)
+{
+    ch4coll_args_t r = *a;
+    ch4coll_args_t b = *a;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    r.root = 0;
+    r.commutative = 1;
+    b.count = (size_t) ch4coll_nbytes(a, a->count);
+    return ch4coll_cost_reduce_binomial(&r, params, m) +
+           ch4coll_cost_bcast_binomial(&b, params, m);
 }

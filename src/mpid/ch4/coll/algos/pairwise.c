@@ -14,18 +14,46 @@
  *                 low = d(k) op low for the ranks below me (starting from my
  *                 own block) and high = d(k) op high for those above; the
  *                 result is low op high.  A commutative op uses one.
- *                 T = (p-1) (alpha + n/p beta + n/p gamma) for n elements in
- *                 all.  Scratch: 2 blocks (+1 for non-commutative ops, +1 in
+ *                 Scratch: 2 blocks (+1 for non-commutative ops, +1 in
  *                 place).
  * alltoall(v)     step k: send my block for rank + k, receive the block of
  *                 rank - k straight into place.  In place, the receive
  *                 buffer is first copied to scratch, which is then the send
- *                 buffer.  T = (p-1)(alpha + m beta) for blocks of m bytes.
+ *                 buffer.
  *
  * Zero-size blocks are skipped on both sides (both know the size).
  *
+ * Cost.  With one exchange per step this would be the textbook
+ * (p-1)(alpha + m beta) (+ (p-1) m gamma for reduce_scatter, blocks of m
+ * bytes; Rabenseifner 3.7 with f_alpha = f_beta = 1).  But every send is
+ * posted at once, and the model's first-come ports book them in the order
+ * the ranks list them: rank 0 takes its destinations' receive ports
+ * first, and rank r's send at offset k to d = r + k must wait for rank
+ * r-1's send to d, which is rank r-1's offset k+1.  So rank r starts
+ *     delta_r = max_k [pre_{r-1}(k+1) - pre_r(k-1)]
+ * after rank r-1 (pre_x(k): rank x's messages at offsets 1..k) and the last
+ * rank ends after delta_1 + ... + delta_{p-1} + its own messages:
+ *   alltoall        T = 3 (p-1)(alpha + m beta) for p >= 3 (delta = 2 t);
+ *   alltoallv       rows alike up to a shift (the cost function uses the
+ *                   caller's counts): T = (p-1) max_k (t_k + t_{k+1}) +
+ *                   sum_k t_k, t_k the message at offset k;
+ *   reduce_scatter  block d goes to rank d from everyone: delta_r =
+ *                   t(r) + max_d t(d), and rank 0 folds its contributions
+ *                   from rank p-1 (the last to start) down to rank 1, so
+ *                   T = max(sum_r delta_r + sum_{d<p-1} t(d) + m gamma,
+ *                           arrival from rank p-1 + (p-1) m gamma),
+ *                   regular: max(3 (p-1) t + m gamma, (2p-1) t +
+ *                   (p-1) m gamma).  A non-commutative op adds the final
+ *                   low op high, m gamma.
+ * p = 2 is one exchange.  (Chaining each step's send to the previous one
+ * would give the textbook (p-1) t on the model.)
+ *
  * Worked example, reduce_scatter on p = 5 at rank 2: receives from 1, 0,
  * then 4, 3; low = d0 op (d1 op d2), high = d3 op d4, result low op high.
+ * On the model (blocks of t = alpha + m beta, all sent at once): rank 0
+ * sends to 1, 2, 3, 4 in [0, 4t]; rank 1 to 2 waits for 0 -> 2 and runs
+ * [2t, 6t]; rank 4 runs [8t, 12t]; rank 0's first fold needs 4 -> 0, the
+ * first send of rank 4, at 9t: T = max(12 t + m gamma, 9 t + 4 m gamma).
  */
 #include "algo.h"
 
@@ -173,4 +201,134 @@ int ch4coll_alltoallv_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
     (void) params;
     return alltoall_pairwise(s, a, sc, sd, a->counts, a->displs);
+}
+
+/* ------------------------------------------------------------------- cost */
+
+/* All sends posted at once, booked by the model's ports in rank order:
+ * see the note at the top. */
+
+static double msg(const ch4coll_model_t *m, double bytes)
+{
+    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
+}
+
+/* Blocks sized by offset (the same row everywhere, shifted: alltoallv with
+ * this rank's counts, in bytes; NULL: count everywhere): delta =
+ * max_k (t_k + t_{k+1}). */
+static double posted_by_offset(const ch4coll_args_t *a, const size_t *counts,
+                               const ch4coll_model_t *m)
+{
+    int p = a->size, k;
+    double sum = 0, delta = 0, t, next;
+
+    for (k = 1; k < p; k++) {
+        t = msg(m, (double) (counts ? counts[(a->rank + k) % p] : a->count));
+        next = k + 1 < p
+                   ? msg(m, (double) (counts ? counts[(a->rank + k + 1) % p]
+                                             : a->count))
+                   : 0.0;
+        sum += t;
+        if (t > 0 && t + next > delta)
+            delta = t + next;
+    }
+    if (p == 2)
+        return sum;
+    return (p - 1) * delta + sum;
+}
+
+/* Blocks sized by destination (reduce_scatter: block d goes to rank d from
+ * everyone): delta_r = t(r) + max_d t(d), and rank p-1 sends every block
+ * but its own.  Rank 0 folds its contributions in receive order, from
+ * rank p-1 (the last to start) down to rank 1: the fold chain starts at
+ * the arrival from rank p-1, p-1 folds of its block later it is done
+ * (regular blocks: T = max(3 (p-1) t + g, (2p-1) t + (p-1) g)). */
+static double posted_by_destination(const ch4coll_args_t *a,
+                                    const ch4coll_model_t *m)
+{
+    int p = a->size, d, k;
+    double top = 0, into = 0, last = 0, t, start, pre, chain = 0;
+    double g0 = ch4coll_nbytes(a, blk_count(a, 0)) * m->gamma;
+    double gl = 0; /* the fold after the very last message */
+
+    for (d = 0; d < p; d++) {
+        t = msg(m, ch4coll_nbytes(a, blk_count(a, d)));
+        if (t > top)
+            top = t;
+        if (d > 0)
+            into += t;
+        if (d < p - 1)
+            last += t;
+        if (ch4coll_nbytes(a, blk_count(a, d)) * m->gamma > gl)
+            gl = ch4coll_nbytes(a, blk_count(a, d)) * m->gamma;
+    }
+    if (p == 2)
+        return top + gl;
+    /* rank r starts at S_r = sum_{i <= r} (t(i) + top); rank p-k's send to
+     * rank 0 is its k-th: it ends at S_{p-k} + t(p-k+1) + .. + t(p-1) + t(0) */
+    if (blk_count(a, 0) > 0) {
+        start = into + (p - 1) * top; /* S_{p-1} */
+        pre = msg(m, ch4coll_nbytes(a, blk_count(a, 0)));
+        for (k = 1; k < p; k++) {
+            double arr = start + pre,
+                   tk = msg(m, ch4coll_nbytes(a, blk_count(a, p - k)));
+            chain = (arr > chain ? arr : chain) + g0;
+            start -= tk + top; /* S_{p-k-1} */
+            pre += tk;
+        }
+    }
+    t = into + (p - 1) * top + last + gl;
+    return t > chain ? t : chain;
+}
+
+static double reduce_scatter_cost(const ch4coll_args_t *a,
+                                  const ch4coll_model_t *m)
+{
+    double fold = ch4coll_nbytes(a, blk_count(a, a->rank)) * m->gamma;
+
+    if (a->size == 1)
+        return 0.0;
+    /* a non-commutative op also combines the low and high halves */
+    return posted_by_destination(a, m) + (a->commutative ? 0.0 : fold);
+}
+
+double ch4coll_cost_reduce_scatter_pairwise(const ch4coll_args_t *a,
+                                            const int64_t *params,
+                                            const ch4coll_model_t *m)
+{
+    (void) params;
+    return reduce_scatter_cost(a, m);
+}
+
+double ch4coll_cost_reduce_scatter_block_pairwise(const ch4coll_args_t *a,
+                                                  const int64_t *params,
+                                                  const ch4coll_model_t *m)
+{
+    (void) params;
+    return reduce_scatter_cost(a, m);
+}
+
+double ch4coll_cost_alltoall_pairwise(const ch4coll_args_t *a,
+                                      const int64_t *params,
+                                      const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return posted_by_offset(a, NULL, m);
+}
+
+double ch4coll_cost_alltoallv_pairwise(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    const size_t *sc = a->inplace ? a->counts : a->scounts;
+    double ts, tr;
+
+    (void) params;
+    if (a->size == 1)
+        return 0.0;
+    ts = posted_by_offset(a, sc, m);
+    tr = posted_by_offset(a, a->counts, m);
+    return ts > tr ? ts : tr;
 }

@@ -32,7 +32,12 @@
  *      continue; else send my range and stop.  The root ends with all.
  * T = (r > 0) (alpha_uni + n beta_uni + n gamma)
  *     + lg p' (alpha + alpha_uni) + (p'-1)/p' n (beta + beta_uni + gamma)
- * (the paper's T_red,h&d with a whole-vector pre-step instead of halves).
+ * (the paper's T_red,h&d with a whole-vector pre-step instead of halves;
+ * on the model alpha_uni = alpha, beta_uni = beta, and the cost function
+ * takes the first, largest range of each width).  With fewer elements than
+ * segments only the first n segments hold data and the gather steps of
+ * wider ranges carry nothing (exact for root 0; a root elsewhere routes
+ * the few non-empty segments over more hops, up to 1.6 times that).
  * Non-commutative ops pay an extra copy of each kept half whose partner is
  * above (the result is formed in scratch and copied back).
  * Scratch: the root works in its receive buffer, the other ranks in one
@@ -255,4 +260,37 @@ int ch4coll_reduce_butterfly(ch4coll_sched_t *s, const ch4coll_args_t *a,
     halving(&b, &lo, &hi, sent);
     gather(&b, lo, hi, sent, levels);
     return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------------- cost */
+
+double ch4coll_cost_reduce_butterfly(const ch4coll_args_t *a,
+                                     const int64_t *params,
+                                     const ch4coll_model_t *m)
+{
+    int p = a->size, w;
+    rb_t b;
+    double n = ch4coll_nbytes(a, a->count), t = 0, k;
+
+    (void) params;
+    if (a->count == 0 || p == 1)
+        return 0.0;
+    b.a = a;
+    b.p2 = ch4coll_pow2_floor(p);
+    b.r = p - b.p2;
+    b.n = a->count;
+    if (b.r > 0) /* pre-step */
+        t += m->alpha + n * (m->beta + m->gamma);
+    /* halving and gather: the first range of each width is the largest;
+     * with fewer elements than segments only the first n segments hold
+     * data, and the gather steps of wider ranges carry nothing */
+    for (w = b.p2 / 2; w >= 1; w /= 2) {
+        k = ch4coll_nbytes(a, seg_off(&b, w));
+        if (k == 0)
+            continue;
+        t += m->alpha + k * (m->beta + m->gamma);
+        if (a->count > (size_t) w)
+            t += m->alpha + k * m->beta;
+    }
+    return t;
 }

@@ -11,8 +11,12 @@
  * (rank - k - 1) mod p from rank - 1 straight into place.  The send of step
  * k waits only for the receive of step k - 1; all receives are posted at
  * once.  Step k uses tag k.
- * T = (p-1) alpha + (p-1)/p N beta for N bytes in all (regular blocks);
- * irregular blocks cost sum over steps of the largest block in flight.
+ * T = (p-1) alpha + (p-1)/p N beta for N bytes in all (regular blocks).
+ * Irregular blocks: every non-empty block j makes p - 1 hops one after
+ * another, and the link r -> r+1 carries every non-empty block but block
+ * r+1, so T = max((p-1) max_j t_j, sum_j t_j - min_j t_j) with t_j =
+ * alpha + c_j beta (0 for an empty block); the slowest block's journey
+ * usually decides (Traeff et al.'s linear ring).
  * No scratch.  Zero-size blocks are skipped on both sides.
  *
  * Worked example, p = 3 at rank 1: step 0 sends block 1 to 2, receives
@@ -74,4 +78,47 @@ int ch4coll_allgatherv_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     (void) params;
     return allgather_ring(s, a);
+}
+
+/* ------------------------------------------------------------------- cost */
+
+static double msg(const ch4coll_model_t *m, double bytes)
+{
+    return m->alpha + bytes * m->beta;
+}
+
+double ch4coll_cost_allgather_ring(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    return (a->size - 1) * msg(m, (double) a->count);
+}
+
+/* Every non-empty block makes p - 1 hops one after another, and the link
+ * r -> r+1 carries every non-empty block but block r+1: the larger of the
+ * slowest block's journey and the busiest link. */
+double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    int p = a->size, j;
+    double all = 0, journey = 0, link = 0, least = -1;
+
+    (void) params;
+    if (p == 1)
+        return 0.0;
+    for (j = 0; j < p; j++) {
+        size_t c = blk_count(a, j);
+        double t = c > 0 ? msg(m, (double) c) : 0.0;
+        all += t;
+        if ((p - 1) * t > journey)
+            journey = (p - 1) * t;
+        if (least < 0 || t < least)
+            least = t;
+    }
+    link = all - least;
+    return journey > link ? journey : link;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../topo/blocks.h"
 #include "../util/util.h"
 #include "config.h"
 
@@ -82,16 +83,7 @@ static int pof2_floor(int p)
 
 int ch4coll_delta_expo_max(int p)
 {
-    int prev = -1, gap = 0, e;
-
-    for (e = 30; e >= 0; e--) {
-        if (!(p & (1 << e)))
-            continue;
-        if (prev >= 0 && prev - e > gap)
-            gap = prev - e;
-        prev = e;
-    }
-    return gap;
+    return ch4coll_blocks_delta_expo_max(p);
 }
 
 /* ------------------------------------------------------- evaluators */

@@ -1,0 +1,711 @@
+/*
+ * binary_blocks.c - allreduce and reduce by binary blocks: recursive
+ * halving inside power-of-two blocks of ranks, the blocks combined
+ * segment-wise; any p, any op, any root.
+ *
+ * Source: Rabenseifner & Adamidis section 3.6 ("Binary Blocks", Fig. 3),
+ * built on the recursive halving and doubling of section 3.5.  "The
+ * algorithm starts with a binary block decomposition of all processes in
+ * blocks with power-of-two number of processes.  Each block executes its
+ * own reduce_scatter with the recursive buffer halving and distance
+ * doubling algorithm ...  Then, starting with the smallest block, the
+ * intermediate result (or the input vector in case of 2^0 process) is split
+ * into the segments of the intermediate result in the next higher block,
+ * sent to the processes there and the reduction operation is executed
+ * there."  Allreduce: "an allgather implemented with buffer doubling and
+ * distance halving in each block ...  The input must be provided in the
+ * processes of the smaller blocks always with pairs of messages from
+ * processes of the next larger block."  Reduce: "If the root is outside of
+ * the largest block, then the intermediate result segment of rank 0 is sent
+ * to root and root plays the role of rank 0.  A binary tree is used to
+ * gather the result segments into the root process."
+ *
+ * Blocks (topo/blocks.h): p = 2^e_0 + 2^e_1 + ..., e_0 > e_1 > ...; block i
+ * is the rank range [base_i, base_i + 2^e_i), largest first.  The vector
+ * is cut into P = 2^e_0 balanced segments (the first n mod P one element
+ * longer, empty ones when n < P).  After j halving steps local rank l holds
+ * range(l, j): 2^(e_0 - j) segments from ch4coll_halving_lo(l, j, e_0).
+ *
+ * Steps (rank with local rank l in block i of 2^e ranks):
+ *   1. reduce-scatter in the block, s = 0 .. e-1: with local l ^ 2^s keep
+ *      range(l, s+1), send the partner's range(l ^ 2^s, s+1), fold the
+ *      received partial into the kept one.  Now l holds range(l, e) reduced
+ *      over the block (a 2^0 block holds its input).
+ *   2. up, from the smallest block: local l of block i+1 (everything below
+ *      it already folded in) cuts its range(l, e_{i+1}) into the ranges of
+ *      block i and sends each to the rank there that holds it: locals
+ *      l + k 2^e_{i+1}, k < 2^(e_i - e_{i+1}).  Every rank of block i gets
+ *      one message and folds it into its range(., e_i).  Block 0 then holds
+ *      the whole result, scattered.
+ *   3. allreduce, down: block i+1's local l gets its range(l, e_{i+1}) back
+ *      in pieces, range(l + k 2^e_{i+1}, e_i) from each of those locals of
+ *      block i (the paper's "pairs of messages" when the exponents differ
+ *      by one), as soon as they hold it final.  Allgather in every block:
+ *      s = e-1 .. 0, exchange range(l, s+1) with local l ^ 2^s, each
+ *      receiving into place the half it sent away at step s of 1.  The
+ *      receiver of pieces takes them one at a time, so the sender of piece
+ *      k sends it after floor(lg(k+1)) of its own allgather sends (about k
+ *      piece times) and before its next one: the receiver's port stays
+ *      busy and each sender pauses its allgather for one piece.
+ *   3. reduce: binomial gather in block 0 towards the root's local rank: at
+ *      s = e_0-1 .. 0 the local whose bit s differs from the target's sends
+ *      its range(l, s+1) to l ^ 2^s and stops.  If the root is outside
+ *      block 0 the target is local 0, whose segment goes to the root first;
+ *      every message for local 0 goes to the root instead.  The root takes
+ *      them once its own part of steps 1-2 is done (a fence).
+ * Rank order: a partner group in step 1 is an aligned local interval, and
+ * block i+1 with everything below it is the rank interval [base_{i+1}, p)
+ * right above block i; so every fold is "lower ranks op upper ranks" and
+ * any op works.  When the lower operand is ours the result is formed in
+ * scratch and copied back (non-commutative ops only).
+ *
+ * Cost (n bytes; R_e = e alpha + (1 - 2^-e) n (beta + gamma), step 1 in a
+ * block of 2^e; A_e = e alpha + (1 - 2^-e) n beta, its allgather or
+ * gather; m_e = alpha + 2^-e n beta, one range of it; r_i = 2^(e_{i-1} -
+ * e_i), the pieces between blocks i-1 and i):
+ *   up:   U_last = R_{e_last}.  Block i+1's r_{i+1} messages to block i
+ *         leave at U_{i+1}, one after the other, behind the transfer that
+ *         block i's receive port holds then: the last arrives at a =
+ *         max(U_{i+1}, that transfer's end) + r_{i+1} m_{e_i}, and halving
+ *         steps of block i issued later wait for it.  U_i = max(end of
+ *         block i's step 1, a) + 2^-e_i n gamma; F = U_0.
+ *   allreduce: G_0 = F, G_i = G_{i-1} + r_i m_{e_{i-1}} (block i has its
+ *         range); block i ends at G_i + A_{e_i} + (r_{i+1} / 2) m_{e_i} (the
+ *         pauses for the pieces it sends down); T = the latest block.
+ *   reduce: F + A_{e_0}, plus m_{e_0} if the root is outside block 0.
+ *   p = 2^k: R_k + A_k = 2 k alpha + (1 - 1/p)(2 n beta + n gamma), the
+ *   paper's T_all,h&d; reduce the same (the model is full duplex).
+ *   p = 96 = 64 + 32: F = R_5 + 3 m_6 + n gamma / 64 (the 32-block's two
+ *   messages queue behind the 64-block's last halving message), T = F +
+ *   m_6 + A_6 = 15 alpha + 129/64 n beta + 63/64 n gamma; reduce 14 alpha
+ *   + 2 n beta + 63/64 n gamma (butterfly, section 3.5: about (3 + 2 lg
+ *   p') alpha + 4 n beta + 3/2 n gamma).  The cost functions evaluate the
+ *   recurrence with the real segment sizes; with few elements they count
+ *   only non-empty messages, and the allgather or gather follows the
+ *   chain of hops that spreads segment 0.  The recurrence assumes the
+ *   ranks of a block stay in step; with a lone rank (odd p) under five or
+ *   more blocks or under a gap delta_expo_max >= 4 they drift apart, and
+ *   the replay (transport/replay.c) is up to 15% slower than the formula.
+ * Scratch: the largest kept half (about n/2) where a fold needs it; the
+ * final range of a rank that receives from a smaller block (n/2^e); at the
+ * reduce non-roots the vector (n), except at a lone rank.  None at p = 1.
+ * Restrictions: none (any op, any p, any root, any count: empty segments
+ * are skipped on both sides; MPI_IN_PLACE, for reduce at the root).  No
+ * parameters.  Tags: 0 halving, 1 up, 2 down, 3 allgather or gather; no
+ * two messages share (source, destination, tag).
+ *
+ * Worked example, allreduce p = 7 = 4 + 2 + 1, n = 8 (segments u0..u3 of
+ * 2 elements; d_r = rank r's input): blocks {0..3}, {4, 5}, {6}.
+ *   1. block {0..3}: s = 0: 0 keeps u0-1, 1 keeps u2-3 (and 2, 3 alike);
+ *      s = 1: 0 keeps u0, 2 keeps u1, 1 keeps u2, 3 keeps u3, each over
+ *      d0..d3.  Block {4, 5}: 4 keeps u0-1, 5 keeps u2-3 over d4 d5.
+ *   2. rank 6 sends u0-1 to 4, u2-3 to 5 (2 messages), which fold
+ *      (d4 op d5) op d6; then 4 sends u0 to 0 and u1 to 2, 5 sends u2 to 1
+ *      and u3 to 3: 0..3 fold (d0..d3) op (d4..d6) and hold the result.
+ *   3. 0 sends u0 to 4, 2 sends u1 to 4, 1 sends u2 to 5, 3 sends u3 to 5
+ *      (the pairs; 0 and 1 before their allgather, 2 and 3 after its first
+ *      send); 4 sends u0-1 to 6 before its allgather, 5 sends u2-3 after.
+ *      Allgather in {0..3} (s = 1: 0 <-> 2, 1 <-> 3; s = 0: 0 <-> 1,
+ *      2 <-> 3) and in {4, 5}; rank 6 has everything from 4 and 5.
+ */
+#include "algo.h"
+
+#include "../topo/blocks.h"
+#include "hazard.h"
+
+enum { TAG_HALVE, TAG_UP, TAG_DOWN, TAG_GATHER, NTAGS };
+
+/* A join of many vertices, folded into sinks four at a time. */
+typedef struct {
+    int v[4];
+    int n;
+} join_t;
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    ch4coll_blocks_t bl;
+    int blk, local, e; /* my block, my rank in it, its exponent */
+    int k;             /* exponent of block 0: 2^k segments */
+    size_t n;
+    int in_buf;  /* my input vector */
+    int acc;     /* my partials, at their offsets in the vector; a
+                  * scratch vector allocated on first use if < 0 */
+    int mine_ro; /* my partial is still only my (read-only) input */
+    int tmp;     /* received halves, allocated on first use */
+    size_t tmp_len;
+    int last_fold;                /* last vertex writing my kept range */
+    int tmp_free;                 /* last vertex reading tmp */
+    int sent[CH4COLL_BLOCKS_MAX]; /* step 1: the send of step s, or -1 */
+    ch4coll_hz_t acc_rd;          /* readers of acc among the up sends */
+} bb_t;
+
+static void join_add(ch4coll_sched_t *s, join_t *j, int v)
+{
+    if (v < 0)
+        return;
+    if (j->n == 4) {
+        j->v[0] = ch4coll_sched_sink(s, 4, j->v);
+        j->n = 1;
+    }
+    j->v[j->n++] = v;
+}
+
+static int join_end(ch4coll_sched_t *s, const join_t *j)
+{
+    if (j->n == 0)
+        return -1;
+    return j->n == 1 ? j->v[0] : ch4coll_sched_sink(s, j->n, j->v);
+}
+
+/* Element offset of segment j of 2^k (j = 2^k gives n): balanced cut. */
+static size_t seg_off(const bb_t *b, int j)
+{
+    size_t P = (size_t) 1 << b->k, q = b->n / P, rem = b->n % P;
+
+    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+}
+
+/* Elements of range(l, j); its element offset in *off. */
+static size_t range(const bb_t *b, int l, int j, size_t *off)
+{
+    int lo = ch4coll_halving_lo(l, j, b->k);
+
+    *off = seg_off(b, lo);
+    return seg_off(b, lo + (1 << (b->k - j))) - *off;
+}
+
+static ch4coll_ref_t at(const bb_t *b, int buf, size_t elem)
+{
+    return ch4coll_ref(buf, ch4coll_eoff(b->a, elem));
+}
+
+static ch4coll_ref_t acc_at(bb_t *b, size_t elem)
+{
+    if (b->acc < 0)
+        b->acc = ch4coll_sched_scratch(b->s, b->n);
+    return at(b, b->acc, elem);
+}
+
+/* Where my partial of element elem lives. */
+static ch4coll_ref_t partial(bb_t *b, size_t elem)
+{
+    return b->mine_ro ? at(b, b->in_buf, elem) : acc_at(b, elem);
+}
+
+static ch4coll_ref_t tmp_at(bb_t *b)
+{
+    if (b->tmp < 0)
+        b->tmp = ch4coll_sched_scratch(b->s, b->tmp_len);
+    return at(b, b->tmp, 0);
+}
+
+/* Global rank of local rank l of block i. */
+static int grank(const bb_t *b, int i, int l)
+{
+    return b->bl.base[i] + l;
+}
+
+/*
+ * Step 1: receive the partner's partial of [off, off+len) and fold it into
+ * acc in rank order (the partner's ranks all below mine if lower, else all
+ * above).  Returns the vertex that completes acc[off, off+len).
+ */
+static int fold_in(bb_t *b, int peer, int lower, size_t off, size_t len)
+{
+    ch4coll_sched_t *s = b->s;
+    int comm = b->a->commutative, d[2], got, v;
+    ch4coll_ref_t acc = acc_at(b, off), mine = at(b, b->in_buf, off);
+
+    if (b->mine_ro && (!lower || comm)) {
+        /* acc is still unused: receive into it, acc = mine op acc */
+        got = ch4coll_sched_recv(s, acc, len, peer, TAG_HALVE, 0, NULL);
+        return ch4coll_sched_reduce(s, mine, acc, len, 1, &got);
+    }
+    got = ch4coll_sched_recv(s, tmp_at(b), len, peer, TAG_HALVE,
+                             ch4coll_dep1(b->tmp_free, d), d);
+    if (b->mine_ro) { /* lower, non-commutative: acc = tmp op mine */
+        d[0] = ch4coll_sched_copy(s, mine, acc, len, 0, NULL);
+        d[1] = got;
+        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
+    }
+    d[0] = got;
+    d[1] = b->last_fold;
+    if (lower || comm) /* acc = tmp op acc */
+        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
+    /* acc = acc op tmp, formed in tmp and copied back */
+    v = ch4coll_sched_reduce(s, acc, tmp_at(b), len, 2, d);
+    return b->tmp_free = ch4coll_sched_copy(s, tmp_at(b), acc, len, 1, &v);
+}
+
+/* Step 1: recursive halving, distance doubling, inside my block. */
+static void halving(bb_t *b)
+{
+    int st, d[1];
+
+    for (st = 0; st < b->e; st++) {
+        int partner = b->local ^ (1 << st), peer = grank(b, b->blk, partner);
+        size_t koff, klen = range(b, b->local, st + 1, &koff);
+        size_t soff, slen = range(b, partner, st + 1, &soff);
+
+        b->sent[st] = -1;
+        if (slen > 0)
+            b->sent[st] = ch4coll_sched_send(
+                b->s, partial(b, soff), slen, peer, TAG_HALVE,
+                b->mine_ro ? 0 : ch4coll_dep1(b->last_fold, d), d);
+        if (klen > 0) {
+            b->last_fold = fold_in(b, peer, partner < b->local, koff, klen);
+            b->mine_ro = 0;
+        }
+    }
+}
+
+/* Step 2, receiving side: fold the next smaller block's partial of my
+ * range (ranks above mine) into mine. */
+static void fold_from_below(bb_t *b)
+{
+    ch4coll_sched_t *s = b->s;
+    int below = b->blk + 1, from, up, got, v, d[2];
+    size_t off, len = range(b, b->local, b->e, &off);
+
+    if (below >= b->bl.n || len == 0)
+        return;
+    from = grank(b, below, b->local & ((1 << b->bl.expo[below]) - 1));
+    up = ch4coll_sched_scratch(s, len);
+    got = ch4coll_sched_recv(s, at(b, up, 0), len, from, TAG_UP, 0, NULL);
+    d[0] = got;
+    d[1] = b->last_fold;
+    if (b->a->commutative && !b->mine_ro) { /* acc = up op acc */
+        b->last_fold =
+            ch4coll_sched_reduce(s, at(b, up, 0), acc_at(b, off), len, 2, d);
+        return;
+    }
+    /* acc = mine op up, formed in up and copied back */
+    v = ch4coll_sched_reduce(s, partial(b, off), at(b, up, 0), len, 2, d);
+    b->last_fold =
+        ch4coll_sched_copy(s, at(b, up, 0), acc_at(b, off), len, 1, &v);
+    b->mine_ro = 0;
+}
+
+/* Step 2, sending side: my range, cut into the ranges of the next larger
+ * block, to the ranks there that hold them. */
+static void send_up(bb_t *b)
+{
+    int above = b->blk - 1, ea, nk, kk, v, d[1];
+
+    if (above < 0)
+        return;
+    ea = b->bl.expo[above];
+    nk = 1 << (ea - b->e);
+    for (kk = 0; kk < nk; kk++) {
+        int to = b->local + (kk << b->e);
+        size_t off, len = range(b, to, ea, &off);
+        if (len == 0)
+            continue;
+        v = ch4coll_sched_send(
+            b->s, partial(b, off), len, grank(b, above, to), TAG_UP,
+            b->mine_ro ? 0 : ch4coll_dep1(b->last_fold, d), d);
+        if (!b->mine_ro)
+            ch4coll_hz_read_by(b->s, &b->acc_rd, v);
+    }
+}
+
+/* Step 3 of allreduce, down: receive my final range from the next larger
+ * block.  Returns the vertex after which my range is final. */
+static int recv_down(bb_t *b)
+{
+    int above = b->blk - 1, ea, nk, kk;
+    int wd[1 + CH4COLL_HZ_READERS], nwd = ch4coll_hz_wdeps(&b->acc_rd, wd);
+    join_t got = {{-1, -1, -1, -1}, 0};
+
+    if (above < 0)
+        return b->last_fold;
+    ea = b->bl.expo[above];
+    nk = 1 << (ea - b->e);
+    for (kk = 0; kk < nk; kk++) {
+        int from = b->local + (kk << b->e);
+        size_t off, len = range(b, from, ea, &off);
+        if (len > 0)
+            join_add(b->s, &got,
+                     ch4coll_sched_recv(b->s, acc_at(b, off), len,
+                                        grank(b, above, from), TAG_DOWN, nwd,
+                                        wd));
+    }
+    return join_end(b->s, &got);
+}
+
+/* Step 3 of allreduce, down: my final range to the next smaller block.
+ * The receiver takes its 2^(e - e_below) pieces one after the other; the
+ * sender of piece kk sends it after floor(lg(kk+1)) sends of its own
+ * allgather (about kk piece times), so the receiver's port stays busy
+ * while each sender pauses its allgather for about one piece.  Returns
+ * that number of sends, or -1 if there is nothing to send. */
+static int down_step(const bb_t *b)
+{
+    int below = b->blk + 1, kk, j = 0;
+    size_t off;
+
+    if (below >= b->bl.n || range(b, b->local, b->e, &off) == 0)
+        return -1;
+    kk = b->local >> b->bl.expo[below];
+    while ((2 << j) <= kk + 1)
+        j++;
+    return j;
+}
+
+/* Sends my range down once fin and sent are done; returns the join of the
+ * two it waits on (-1 if only fin), which the next allgather send waits
+ * for too, so that the send down goes first. */
+static int send_down(bb_t *b, int fin, int sent)
+{
+    int below = b->blk + 1, x = -1, d[2];
+    size_t off, len = range(b, b->local, b->e, &off);
+
+    d[0] = fin;
+    d[1] = sent;
+    if (sent >= 0)
+        x = ch4coll_sched_sink(b->s, 2, d);
+    ch4coll_sched_send(
+        b->s, acc_at(b, off), len,
+        grank(b, below, b->local & ((1 << b->bl.expo[below]) - 1)), TAG_DOWN,
+        ch4coll_dep1(x >= 0 ? x : fin, d), d);
+    return x;
+}
+
+/* Step 3 of allreduce: recursive doubling, distance halving, in my block;
+ * each half lands where step 1 sent it away.  The send down goes out
+ * after down_step() steps. */
+static void allgather(bb_t *b, int last)
+{
+    int st, j, down = down_step(b), fin = last, sent = -1, d[2];
+
+    for (st = b->e - 1, j = 0; st >= 0; st--, j++) {
+        int partner = b->local ^ (1 << st), peer = grank(b, b->blk, partner);
+        size_t off, len = range(b, b->local, st + 1, &off);
+        size_t poff, plen = range(b, partner, st + 1, &poff);
+
+        if (j == down) {
+            /* after my j-th send, and ahead of my next one */
+            int x = send_down(b, fin, sent);
+            d[0] = last;
+            d[1] = x;
+            last = x >= 0 ? ch4coll_sched_sink(b->s, 2, d) : last;
+        }
+        if (len > 0)
+            sent = ch4coll_sched_send(b->s, acc_at(b, off), len, peer,
+                                      TAG_GATHER, ch4coll_dep1(last, d), d);
+        if (plen > 0) {
+            d[0] = ch4coll_sched_recv(b->s, acc_at(b, poff), plen, peer,
+                                      TAG_GATHER,
+                                      ch4coll_dep1(b->sent[st], d + 1), d + 1);
+            d[1] = last;
+            last = ch4coll_sched_sink(b->s, 2, d);
+        }
+    }
+    if (down == b->e)
+        send_down(b, fin, sent);
+}
+
+/* Step 3 of reduce at a root outside block 0: it plays local 0 of block 0,
+ * receiving local 0's segment and, for s = k-1 .. 0, range(2^s, s+1) from
+ * local 2^s, once its own part of steps 1-2 is done. */
+static void root_collect(bb_t *b)
+{
+    int fence = ch4coll_sched_fence(b->s), st, d[1];
+    size_t off, len = range(b, 0, b->k, &off);
+
+    if (len > 0)
+        ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 0),
+                           TAG_GATHER, ch4coll_dep1(fence, d), d);
+    for (st = b->k - 1; st >= 0; st--) {
+        len = range(b, 1 << st, st + 1, &off);
+        if (len > 0)
+            ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 1 << st),
+                               TAG_GATHER, ch4coll_dep1(fence, d), d);
+    }
+}
+
+/* Step 3 of reduce in block 0: binomial gather towards local target; a
+ * message for local 0 goes to the root instead when the root is outside. */
+static void gather(bb_t *b, int target, int outside)
+{
+    int last = b->last_fold, st, d[2];
+    size_t off, len;
+
+    if (outside && b->local == 0) {
+        len = range(b, 0, b->k, &off);
+        if (len > 0)
+            ch4coll_sched_send(b->s, acc_at(b, off), len, b->a->root,
+                               TAG_GATHER, ch4coll_dep1(last, d), d);
+        return;
+    }
+    for (st = b->k - 1; st >= 0; st--) {
+        int mask = 1 << st, partner = b->local ^ mask;
+        if ((b->local & mask) != (target & mask)) {
+            int to =
+                outside && partner == 0 ? b->a->root : grank(b, 0, partner);
+            len = range(b, b->local, st + 1, &off);
+            if (len > 0)
+                ch4coll_sched_send(b->s, acc_at(b, off), len, to, TAG_GATHER,
+                                   ch4coll_dep1(last, d), d);
+            return;
+        }
+        len = range(b, partner, st + 1, &off);
+        if (len > 0) {
+            d[0] = ch4coll_sched_recv(b->s, acc_at(b, off), len,
+                                      grank(b, 0, partner), TAG_GATHER,
+                                      ch4coll_dep1(b->sent[st], d + 1), d + 1);
+            d[1] = last;
+            last = ch4coll_sched_sink(b->s, 2, d);
+        }
+    }
+}
+
+static void bb_init(bb_t *b, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    int in_buf, int acc)
+{
+    size_t off;
+    int st;
+
+    b->s = s;
+    b->a = a;
+    ch4coll_blocks(a->size, &b->bl);
+    b->blk = ch4coll_blocks_find(&b->bl, a->rank, &b->local);
+    b->e = b->bl.expo[b->blk];
+    b->k = b->bl.expo[0];
+    b->n = a->count;
+    b->in_buf = in_buf;
+    b->acc = acc;
+    b->mine_ro = in_buf != acc; /* acc < 0 is never the input */
+    b->tmp = -1;
+    /* the half kept at step 0 is the largest range ever received */
+    b->tmp_len = b->e > 0 ? range(b, b->local, 1, &off) : 0;
+    b->last_fold = b->tmp_free = -1;
+    for (st = 0; st < CH4COLL_BLOCKS_MAX; st++)
+        b->sent[st] = -1;
+    b->acc_rd = ch4coll_hz_user(acc);
+    ch4coll_sched_set_ntags(s, NTAGS);
+}
+
+/* p = 1: the result is my input. */
+static void single(ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    if (!a->inplace)
+        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0, NULL);
+}
+
+int ch4coll_allreduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    bb_t b;
+
+    (void) params;
+    if (a->count == 0)
+        return CH4COLL_OK;
+    if (a->size == 1) {
+        single(s, a);
+        return CH4COLL_OK;
+    }
+    bb_init(&b, s, a, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
+            CH4COLL_BUF_RECV);
+    halving(&b);         /* 1. */
+    fold_from_below(&b); /* 2. */
+    send_up(&b);
+    allgather(&b, recv_down(&b)); /* 3. */
+    return CH4COLL_OK;
+}
+
+int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                 const int64_t *params)
+{
+    int is_root = a->rank == a->root, rblk, rlocal;
+    bb_t b;
+
+    (void) params;
+    if (a->count == 0)
+        return CH4COLL_OK;
+    if (a->size == 1) {
+        single(s, a);
+        return CH4COLL_OK;
+    }
+    /* a non-root works in scratch (a lone rank never needs it) */
+    bb_init(&b, s, a,
+            is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
+            is_root ? CH4COLL_BUF_RECV : -1);
+    rblk = ch4coll_blocks_find(&b.bl, a->root, &rlocal);
+    halving(&b);         /* 1. */
+    fold_from_below(&b); /* 2. */
+    send_up(&b);
+    if (b.blk == 0) /* 3. */
+        gather(&b, rblk == 0 ? rlocal : 0, rblk != 0);
+    else if (is_root)
+        root_collect(&b);
+    return CH4COLL_OK;
+}
+
+/* ------------------------------------------------------------ cost */
+
+typedef struct {
+    const ch4coll_args_t *a;
+    ch4coll_blocks_t bl;
+    int k;                          /* 2^k segments */
+    size_t q, rem;                  /* segment j: q + (j < rem) elements */
+    double len[CH4COLL_BLOCKS_MAX]; /* bytes of the longest range after j
+                                     * halving steps (the first one) */
+} bb_cost_t;
+
+/* One message of the given bytes; empty messages are not sent. */
+static double xfer(const ch4coll_model_t *m, double bytes)
+{
+    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
+}
+
+/* Bytes of range(l, j). */
+static double range_bytes(const bb_cost_t *c, int l, int j)
+{
+    size_t lo = (size_t) ch4coll_halving_lo(l, j, c->k);
+    size_t hi = lo + ((size_t) 1 << (c->k - j));
+    size_t elo = lo * c->q + (lo < c->rem ? lo : c->rem);
+    size_t ehi = hi * c->q + (hi < c->rem ? hi : c->rem);
+
+    return ch4coll_nbytes(c->a, ehi - elo);
+}
+
+/* Non-empty messages between the first rank of a 2^e block and the
+ * larger 2^big block: the ranges of level big inside range(0, e). */
+static int pieces(const bb_cost_t *c, int e, int big)
+{
+    size_t nk = (size_t) 1 << (big - e), segs = (size_t) 1 << (c->k - big);
+    size_t full = (c->rem + segs - 1) / segs;
+
+    return (int) (c->q > 0 || full > nk ? nk : full);
+}
+
+static void cost_init(bb_cost_t *c, const ch4coll_args_t *a)
+{
+    size_t P;
+    int j;
+
+    c->a = a;
+    ch4coll_blocks(a->size, &c->bl);
+    c->k = c->bl.expo[0];
+    P = (size_t) 1 << c->k;
+    c->q = a->count / P;
+    c->rem = a->count % P;
+    for (j = 0; j <= c->k; j++)
+        c->len[j] = range_bytes(c, 0, j);
+}
+
+/*
+ * Step 1 in a block of 2^e while the next smaller block, ready at u, sends
+ * it nk messages of d seconds each.  Those are issued at u and queue
+ * behind the transfer the block's receive port has already taken at u; a
+ * halving message issued after u waits for the last of them (the rank
+ * that gets it is the latest).  Returns the end of step 1 at that rank and
+ * the arrival of the last message in *arrive.
+ */
+static double cost_halving(const bb_cost_t *c, int e, const ch4coll_model_t *m,
+                           double u, int nk, double d, double *arrive)
+{
+    double t = 0, port = 0, start;
+    int j;
+
+    *arrive = -1;
+    for (j = 1; j <= e; j++) {
+        if (t > u && *arrive < 0)
+            *arrive = (u > port ? u : port) + nk * d;
+        start = *arrive > t ? *arrive : t;
+        if (t <= u)
+            port = start + xfer(m, c->len[j]);
+        t = start + xfer(m, c->len[j]) + c->len[j] * m->gamma;
+    }
+    if (*arrive < 0)
+        *arrive = (u > port ? u : port) + nk * d;
+    return t;
+}
+
+/* Steps 1-2: the time F at which block 0 holds the result. */
+static double cost_up(const bb_cost_t *c, const ch4coll_model_t *m)
+{
+    int i, n = c->bl.n;
+    double u, t, arrive;
+
+    /* the smallest block alone, then each block with the one below */
+    u = cost_halving(c, c->bl.expo[n - 1], m, 0, 0, 0, &arrive);
+    for (i = n - 2; i >= 0; i--) {
+        int e = c->bl.expo[i], nk = pieces(c, c->bl.expo[i + 1], e);
+        t = cost_halving(c, e, m, u, nk, xfer(m, c->len[e]), &arrive);
+        u = (arrive > t ? arrive : t) + c->len[e] * m->gamma;
+    }
+    return u;
+}
+
+/*
+ * Allgather in a block of 2^e, or binomial gather towards local t there,
+ * as seen by local t.  At step s it receives range(t ^ 2^s, s+1); and if
+ * bit s of t is 1, the chain that brings it segment 0 makes a hop carrying
+ * range(0, s+1), the longest range (with few elements, most messages are
+ * empty and that chain is the critical path).  For the allgather every
+ * local is a target; local 2^e - 1 is the latest.
+ */
+static double cost_doubling(const bb_cost_t *c, int e, int t,
+                            const ch4coll_model_t *m)
+{
+    double sum = 0;
+    int st;
+
+    for (st = 0; st < e; st++)
+        sum += xfer(m, t & (1 << st) ? c->len[st + 1]
+                                     : range_bytes(c, t ^ (1 << st), st + 1));
+    return sum;
+}
+
+double ch4coll_cost_allreduce_binary_blocks(const ch4coll_args_t *a,
+                                            const int64_t *params,
+                                            const ch4coll_model_t *m)
+{
+    bb_cost_t c;
+    double g, t = 0, end;
+    int i;
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    cost_init(&c, a);
+    g = cost_up(&c, m); /* G_0 = F */
+    for (i = 0; i < c.bl.n; i++) {
+        int e = c.bl.expo[i];
+        if (i > 0) /* my range in pieces from the block above */
+            g += pieces(&c, e, c.bl.expo[i - 1]) *
+                 xfer(m, c.len[c.bl.expo[i - 1]]);
+        end = g + cost_doubling(&c, e, (1 << e) - 1, m);
+        if (i + 1 < c.bl.n) /* the allgather pauses for the sends down */
+            end +=
+                (pieces(&c, c.bl.expo[i + 1], e) + 1) / 2 * xfer(m, c.len[e]);
+        if (end > t)
+            t = end;
+    }
+    return t;
+}
+
+double ch4coll_cost_reduce_binary_blocks(const ch4coll_args_t *a,
+                                         const int64_t *params,
+                                         const ch4coll_model_t *m)
+{
+    bb_cost_t c;
+    int rlocal;
+    double f;
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    cost_init(&c, a);
+    f = cost_up(&c, m);
+    if (ch4coll_blocks_find(&c.bl, a->root, &rlocal) != 0) {
+        /* the root plays local 0, whose own segment comes first */
+        f += xfer(m, c.len[c.k]);
+        rlocal = 0;
+    }
+    return f + cost_doubling(&c, c.k, rlocal, m);
+}

@@ -1,0 +1,514 @@
+/*
+ * line.c - the BlueGene/L "line" collectives on a virtual mesh: a
+ * multi-stream pipelined broadcast and a multi-phase allreduce for short
+ * vectors.
+ *
+ * Source: Almasi et al., "Optimization of MPI collective communication on
+ * BlueGene/L systems", section 3.1 (broadcast: "find a number of
+ * non-overlapping spanning trees in the rectangular mesh/torus.  The
+ * broadcast message is split into components, and each component is
+ * pipelined separately (and simultaneously) along one of the spanning
+ * trees"; Figure 1) and section 3.2 (short-message allreduce: "we broadcast
+ * all data to all nodes and replicate the necessary processing on all
+ * nodes", run hierarchically "by executing multiple rounds, one for each
+ * new dimension"; Figures 3 and 4).  The torus of the machine becomes the
+ * virtual mesh of topo/mesh.h; the deposit bit (a packet dropped at every
+ * node of a line) becomes a point-to-point chain along the line.
+ *
+ * ---------------------------------------------------------------- bcast
+ *
+ * Parameters: chunk (bytes, default 65536, 1 .. 2^40) and streams (1 .. 3,
+ * default 1): the number of dimensions of the virtual mesh over the
+ * relative ranks vr = (rank - root) mod p, dims = ch4coll_mesh_dims(p,
+ * streams).  Extents of 1 are dropped: s = the number of extents > 1
+ * streams are used (a prime p, or p = 2 with streams = 3, gives s = 1).
+ *
+ * s = 1: a pipelined chain 0 -> 1 -> ... -> p-1 over relative ranks (the
+ * snake path of a 1-D mesh).  The message is cut into k balanced chunks of
+ * at most `chunk` bytes; every rank forwards chunk c to its successor
+ * while receiving chunk c+1.
+ *
+ * s > 1: the message is cut into s balanced parts; part j runs down
+ * spanning tree j of the s-dimensional mesh, which visits the dimensions in
+ * the order j, j+1, ..., j-1 (mod s) (Figure 1, the streams "rotated
+ * versions" of each other).  In tree j a rank's level L is the last
+ * position t of that order at which its coordinate is non-zero (the root:
+ * none).  Its parent is its neighbour one step back along dimension o_L;
+ * it forwards every chunk first to the next rank of its own line (one step
+ * on along o_L) and then, as a "turning" rank, starts the lines of all
+ * later dimensions o_t, t > L (the neighbour at coordinate 1 there).  The
+ * root starts the lines of all s dimensions.  Each part is chunked as in
+ * the chain and pipelined along its tree.  Off the root's own axes the
+ * trees give a rank a different parent in every stream, so its receives
+ * come over up to s different neighbours (on an axis the parent is the same
+ * neighbour for all streams).
+ *
+ * Cost (t = alpha + c beta, c the largest chunk, K chunks in all, mesh
+ * extents d_i; the chain is s = 1, d_0 = p):
+ *   T = s (K alpha + n beta) + (sum_i (d_i - 1) - s) t.
+ * The root sends every chunk to its s children, one after the other: in
+ * the one-port model of algo.h the streams cost the root s n beta where
+ * BG/L's six links and deposit bit made them nearly free.  The last chunk
+ * leaves the root for its first child s - 1 sends before the root is done
+ * and then travels the remaining sum_i (d_i - 1) - 1 hops, always as a
+ * first child (the deepest line is served first).  So streams pay off when
+ * the chain's depth p - 1 dominates - many ranks, few chunks: p = 100, n =
+ * 1 MiB, 64 KiB chunks: 975 us as a chain, 411 us with 2 streams (10 x
+ * 10), 485 us with 3 (5 x 5 x 4).
+ * Scratch: none (chunks land in place).  Any p, any root, any count.
+ * Tags and requests: chunk c of stream j uses tag j W + (c mod W) with a
+ * window W = 2: chunk c is received after chunk c - W has arrived and sent
+ * to a child after chunk c - W was sent to it, so at most W receives per
+ * stream and W sends per child and stream are in flight, and messages with
+ * equal tags are issued in order on both sides.  At most 2^20 chunks per
+ * part (a smaller chunk is raised).
+ *
+ * Worked example, p = 6, streams = 2, root 0: dims {3, 2}; vr = 2x + y.
+ * Tree 0 (x, then y): 0 -> 2 -> 4 along x, every x-rank turns into y:
+ * 0 -> 1, 2 -> 3, 4 -> 5.  Tree 1 (y, then x): 0 -> 1 along y; 0 -> 2 -> 4
+ * and 1 -> 3 -> 5 along x.  Rank 3 gets part 0 from 2 and part 1 from 1;
+ * rank 0 sends every chunk of each part to 2 and 1.
+ *
+ * ------------------------------------------------------------ allreduce
+ *
+ * Parameter: group (default 4, 2 .. 1024), the longest line of a phase
+ * (BG/L found 4 best).  p is factored into primes, and the primes, largest
+ * first, are packed into phases whose product (line length) stays <= group
+ * (first fit).  A prime factor q > group cannot be split and becomes a phase
+ * of its own of length q: a prime p > group runs one phase over all ranks.
+ * Phase i uses mixed-radix digit i of the rank (digit 0 lowest): the line
+ * of rank r is the R_i ranks that differ from r in digit i only, spaced
+ * w_i = R_0 ... R_(i-1) apart.
+ *
+ * Steps, in phase i at line position d (0 <= d < R = R_i):
+ *   1. send my partial (for i = 0 my input) to the line members d + k,
+ *      k = 1 .. R-1 (mod R);
+ *   2. receive in step k the partial of member d - k (mod R): first the
+ *      lower members d-1, ..., 0, then the upper ones R-1, ..., d+1;
+ *   3. fold them in rank order, each as it arrives: the lower ones into
+ *      L = P_0 op ... op P_(d-1) (accumulated in the slot of P_(d-1), the
+ *      others folded from the left, "in op inout"), the upper ones into
+ *      U = P_(d+1) op ... op P_(R-1) (in the slot of P_(R-1)); then
+ *      U = mine op U, U = L op U, copied into the receive buffer; the
+ *      top member folds L onto its own partial in the receive buffer.
+ * After phase i every rank holds the reduction over the contiguous block
+ * of R_0 ... R_i ranks around it, in rank order, so any op is allowed.
+ *
+ * Cost (t = alpha + n beta, g = n gamma, n bytes): a rank sends its R-1
+ * messages one at a time, so every step k is a perfect matching (one send
+ * and one receive per rank; a burst of sends would make ports contend)
+ * and ends at k t.  A rank's R-1 reductions run on one CPU in arrival
+ * order, released at steps 2..d (lower chain), d+2..R-1 (upper chain) and
+ * R-1 (the final folds), so line position d finishes at
+ *   f(d) = max over its reductions j of (release_j + (R-1 - j) g)
+ * (reductions numbered 0..R-2 in release order), and
+ *   T = sum over phases of max_d f(d)
+ *     = sum over phases of  t + g                               (R = 2),
+ *                           2t + 2g                             (R = 3),
+ *                           max(3t + (R-1) g, (R-1) t + 3g)     (R >= 4).
+ * Scratch: R-1 vectors for a phase of R <= group (reused by all phases),
+ * so at most group-1.  A longer phase (a prime factor q > group) receives
+ * into a ring of max(group-1, 3) vectors: the two chains' accumulators
+ * and a ring for the rest; a receive waits until the vector's previous
+ * partial has been folded, so requests in flight stay bounded.
+ * Tags: 1 - every pair of ranks exchanges at most one message each way.
+ * Restrictions: none; any p (primes, p = 1, 2), count 0, MPI_IN_PLACE.
+ *
+ * Worked example, p = 12, group 4: primes 3, 2, 2 pack into phases 3 and
+ * 4 (digits r mod 3 and r / 3).  Phase 0 lines {0,1,2}, {3,4,5}, ...; rank
+ * 4 (d = 1) gets P_3 in step 1 and P_5 in step 2 and forms
+ * 3 op (4 op 5).  Phase 1 lines {0,3,6,9}, {1,4,7,10}, ...: rank 4 (d = 1)
+ * holds the block 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.
+ */
+#include "algo.h"
+
+#include "../topo/mesh.h"
+#include "../topo/topo.h"
+#include "hazard.h"
+
+/* ================================================================ bcast */
+
+#define BC_MAX_CHUNKS ((size_t) 1 << 20)
+#define BC_WINDOW     2
+
+/* One stream at this rank: its part of the message, its tree edges. */
+typedef struct {
+    size_t off, len; /* part of the message, bytes */
+    size_t k;        /* chunks */
+    int parent;      /* absolute rank or -1 */
+    int nkids;
+    int kids[CH4COLL_MESH_MAXD];
+} bc_stream_t;
+
+typedef struct {
+    int s;                       /* streams in use */
+    int dims[CH4COLL_MESH_MAXD]; /* mesh extents, all > 1 when s > 1 */
+    bc_stream_t st[CH4COLL_MESH_MAXD];
+} bc_plan_t;
+
+/* Streams in use: the extents > 1 of the requested mesh (at least 1). */
+static int bc_mesh(int p, int64_t streams, int *dims)
+{
+    int nd = streams < 1                   ? 1
+             : streams > CH4COLL_MESH_MAXD ? CH4COLL_MESH_MAXD
+                                           : (int) streams;
+    int s = 0, i;
+
+    ch4coll_mesh_dims(p, nd, dims);
+    for (i = 0; i < nd; i++)
+        if (dims[i] > 1)
+            s++;
+    if (s <= 1) {
+        dims[0] = p;
+        s = 1;
+    }
+    return s;
+}
+
+/* Byte range of part j of n bytes cut into s balanced parts. */
+static void bc_part(size_t n, int s, int j, size_t *off, size_t *len)
+{
+    size_t q = n / (size_t) s, rem = n % (size_t) s, uj = (size_t) j;
+
+    *off = uj * q + (uj < rem ? uj : rem);
+    *len = q + (uj < rem ? 1 : 0);
+}
+
+/* Chunks of a part: at most `chunk` bytes each, at most BC_MAX_CHUNKS. */
+static size_t bc_nchunks(size_t len, int64_t chunk_param)
+{
+    size_t chunk = chunk_param < 1 ? 1 : (size_t) chunk_param;
+
+    if (len == 0)
+        return 0;
+    if ((len + chunk - 1) / chunk > BC_MAX_CHUNKS)
+        chunk = (len + BC_MAX_CHUNKS - 1) / BC_MAX_CHUNKS;
+    return (len + chunk - 1) / chunk;
+}
+
+/* Chunk c of k balanced chunks of len bytes: offset and length. */
+static size_t bc_chunk(size_t len, size_t k, size_t c, size_t *clen)
+{
+    size_t q = len / k, rem = len % k;
+
+    *clen = q + (c < rem ? 1 : 0);
+    return c * q + (c < rem ? c : rem);
+}
+
+/* The neighbour of coordinates x with x[dim] replaced by v, absolute. */
+static int bc_rank_at(const int *x, int s, const int *dims, int dim, int v,
+                      int root, int p)
+{
+    int y[CH4COLL_MESH_MAXD], i;
+
+    for (i = 0; i < s; i++)
+        y[i] = x[i];
+    y[dim] = v;
+    return ch4coll_abs(ch4coll_mesh_rank(s, dims, y), root, p);
+}
+
+/* Parent and children of relative rank vr in the tree of stream j. */
+static void bc_tree(bc_stream_t *st, int j, int vr, int s, const int *dims,
+                    int root, int p)
+{
+    int x[CH4COLL_MESH_MAXD], level = -1, t, o;
+
+    ch4coll_mesh_coords(vr, s, dims, x);
+    for (t = 0; t < s; t++)
+        if (x[(j + t) % s] != 0)
+            level = t;
+    st->parent = -1;
+    st->nkids = 0;
+    if (level >= 0) {
+        o = (j + level) % s;
+        st->parent = bc_rank_at(x, s, dims, o, x[o] - 1, root, p);
+        if (x[o] + 1 < dims[o]) /* on along my own line first */
+            st->kids[st->nkids++] =
+                bc_rank_at(x, s, dims, o, x[o] + 1, root, p);
+    }
+    for (t = level + 1; t < s; t++) { /* turn into the later dimensions */
+        o = (j + t) % s;
+        st->kids[st->nkids++] = bc_rank_at(x, s, dims, o, 1, root, p);
+    }
+}
+
+static void bc_plan(bc_plan_t *pl, const ch4coll_args_t *a,
+                    const int64_t *params)
+{
+    int p = a->size, vr = ch4coll_rel(a->rank, a->root, p), j;
+
+    pl->s = bc_mesh(p, params[1], pl->dims);
+    for (j = 0; j < pl->s; j++) {
+        bc_stream_t *st = &pl->st[j];
+        bc_part(a->count, pl->s, j, &st->off, &st->len);
+        st->k = bc_nchunks(st->len, params[0]);
+        if (pl->s == 1) { /* the chain */
+            st->parent = vr > 0 ? ch4coll_abs(vr - 1, a->root, p) : -1;
+            st->nkids = 0;
+            if (vr + 1 < p)
+                st->kids[st->nkids++] = ch4coll_abs(vr + 1, a->root, p);
+        } else {
+            bc_tree(st, j, vr, pl->s, pl->dims, a->root, p);
+        }
+    }
+}
+
+/* Vertices of the last BC_WINDOW chunks of one stream (build time). */
+typedef struct {
+    int got[BC_WINDOW];
+    int sent[BC_WINDOW][CH4COLL_MESH_MAXD];
+} bc_window_t;
+
+/* Receive chunk c of stream j from the parent and pass it on. */
+static void bc_step(ch4coll_sched_t *s, const bc_stream_t *st, int j, size_t c,
+                    bc_window_t *w)
+{
+    size_t clen, off = st->off + bc_chunk(st->len, st->k, c, &clen);
+    ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_RECV, off);
+    int slot = (int) (c % BC_WINDOW), tag = j * BC_WINDOW + slot, i;
+    int d[2], got = -1;
+
+    if (st->parent >= 0)
+        got = ch4coll_sched_recv(s, at, clen, st->parent, tag,
+                                 ch4coll_dep1(w->got[slot], d), d);
+    w->got[slot] = got;
+    for (i = 0; i < st->nkids; i++) {
+        d[0] = got;
+        d[1] = w->sent[slot][i];
+        w->sent[slot][i] =
+            ch4coll_sched_send(s, at, clen, st->kids[i], tag, 2, d);
+    }
+}
+
+int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                       const int64_t *params)
+{
+    bc_plan_t pl;
+    bc_window_t w[CH4COLL_MESH_MAXD];
+    size_t c, kmax = 0;
+    int j, i, k;
+
+    if (a->count == 0 || a->size == 1)
+        return CH4COLL_OK;
+    bc_plan(&pl, a, params);
+    for (j = 0; j < pl.s; j++) {
+        for (k = 0; k < BC_WINDOW; k++) {
+            w[j].got[k] = -1;
+            for (i = 0; i < CH4COLL_MESH_MAXD; i++)
+                w[j].sent[k][i] = -1;
+        }
+        if (pl.st[j].k > kmax)
+            kmax = pl.st[j].k;
+    }
+    /* chunk-major order: every stream advances at the same pace */
+    for (c = 0; c < kmax; c++)
+        for (j = 0; j < pl.s; j++)
+            if (c < pl.st[j].k)
+                bc_step(s, &pl.st[j], j, c, &w[j]);
+    ch4coll_sched_set_ntags(s, pl.s * BC_WINDOW);
+    return CH4COLL_OK;
+}
+
+double ch4coll_cost_bcast_line(const ch4coll_args_t *a, const int64_t *params,
+                               const ch4coll_model_t *m)
+{
+    int dims[CH4COLL_MESH_MAXD], p = a->size, s, j, depth = 0;
+    size_t n = a->count, nchunks = 0, cmax = 0;
+    double t;
+
+    if (n == 0 || p == 1)
+        return 0.0;
+    s = bc_mesh(p, params[1], dims);
+    for (j = 0; j < s; j++) {
+        size_t off, len, k, clen;
+        bc_part(n, s, j, &off, &len);
+        k = bc_nchunks(len, params[0]);
+        if (k == 0)
+            continue;
+        nchunks += k;
+        bc_chunk(len, k, 0, &clen); /* chunk 0 is the largest */
+        if (clen > cmax)
+            cmax = clen;
+    }
+    for (j = 0; j < s; j++)
+        depth += dims[j] - 1;
+    t = m->alpha + (double) cmax * m->beta;
+    return (double) s * ((double) nchunks * m->alpha + (double) n * m->beta) +
+           (double) (depth - s) * t;
+}
+
+/* ============================================================ allreduce */
+
+#define AR_MAX_PHASES 32 /* p < 2^31 has at most 30 prime factors */
+
+typedef struct {
+    int n;
+    int radix[AR_MAX_PHASES]; /* line length of each phase, digit 0 first */
+} ar_phases_t;
+
+/* Pack the prime factors of p, largest first, into phases of line length
+ * <= group (first fit); a prime > group makes a phase of its own. */
+static void ar_phases(int p, int64_t group, ar_phases_t *ph)
+{
+    int f[AR_MAX_PHASES], nf = 0, q = p, d, i, b;
+
+    for (d = 2; (long) d * d <= q; d++)
+        while (q % d == 0) {
+            f[nf++] = d;
+            q /= d;
+        }
+    if (q > 1)
+        f[nf++] = q;
+    ph->n = 0;
+    for (i = nf - 1; i >= 0; i--) { /* trial division found them ascending */
+        for (b = 0; b < ph->n; b++)
+            if ((int64_t) ph->radix[b] * f[i] <= group)
+                break;
+        if (b == ph->n)
+            ph->radix[ph->n++] = 1;
+        ph->radix[b] *= f[i];
+    }
+}
+
+/* Scratch vectors of a phase of line length R. */
+static int ar_slots(int R, int64_t group)
+{
+    int ring = group - 1 < 3 ? 3 : (int) group - 1;
+
+    if (R <= group || R - 1 < ring)
+        return R - 1;
+    return ring;
+}
+
+typedef struct {
+    ch4coll_sched_t *s;
+    size_t n;
+    int64_t group;
+    ch4coll_hz_t sb, rb;
+    ch4coll_hz_t *mine; /* my partial: the input, then the receive buffer */
+    ch4coll_hz_t *slot; /* scratch vectors */
+} ar_t;
+
+/* Step 1: my partial to the members d+1, d+2, ... of my line, one send at
+ * a time: step k is then a perfect matching (everybody sends to d+k and
+ * receives from d-k), which a burst of sends would not give. */
+static void ar_sends(ar_t *g, int base, int stride, int R, int d)
+{
+    int k, prev = -1, dep[2];
+
+    for (k = 1; k < R; k++) {
+        int peer = base + ((d + k) % R) * stride;
+        ch4coll_hz_rdeps(g->mine, dep);
+        dep[1] = prev;
+        prev = ch4coll_sched_send(g->s,
+                                  ch4coll_ref(ch4coll_hz_id(g->s, g->mine), 0),
+                                  g->n, peer, 0, 2, dep);
+        ch4coll_hz_read_by(g->s, g->mine, prev);
+    }
+}
+
+/* One phase over the line of R ranks spaced stride apart (steps 1-3). */
+static void ar_phase(ar_t *g, int rank, int R, int stride)
+{
+    int d = (rank / stride) % R, base = rank - d * stride;
+    int ns = ar_slots(R, g->group), npin = (d >= 1) + (d <= R - 2);
+    ch4coll_hz_t *lo = d >= 1 ? &g->slot[0] : NULL;
+    ch4coll_hz_t *up = d <= R - 2 ? &g->slot[npin - 1] : NULL;
+    ch4coll_hz_t *ring = g->slot + npin, *in;
+    int nring = ns - npin, m = 0, k;
+
+    ar_sends(g, base, stride, R, d);
+    for (k = 1; k < R; k++) { /* step 2: lower members down, then upper */
+        int e = (d - k + R) % R, peer = base + e * stride;
+        if (k == 1 && lo) {
+            ch4coll_hz_recv(g->s, lo, 0, g->n, peer, 0); /* P_(d-1) */
+        } else if (k == d + 1 && up) {
+            ch4coll_hz_recv(g->s, up, 0, g->n, peer, 0); /* P_(R-1) */
+        } else {                                         /* step 3 */
+            in = &ring[m++ % nring];
+            ch4coll_hz_recv(g->s, in, 0, g->n, peer, 0);
+            ch4coll_hz_reduce(g->s, in, 0, e < d ? lo : up, 0, g->n);
+        }
+    }
+    if (up) { /* U = mine op U, L op U */
+        ch4coll_hz_reduce(g->s, g->mine, 0, up, 0, g->n);
+        if (lo)
+            ch4coll_hz_reduce(g->s, lo, 0, up, 0, g->n);
+        ch4coll_hz_copy(g->s, up, 0, &g->rb, 0, g->n);
+    } else { /* the top member: L op mine */
+        if (g->mine != &g->rb)
+            ch4coll_hz_copy(g->s, g->mine, 0, &g->rb, 0, g->n);
+        ch4coll_hz_reduce(g->s, lo, 0, &g->rb, 0, g->n);
+    }
+    g->mine = &g->rb;
+}
+
+int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    ar_phases_t ph;
+    ar_t g;
+    int i, ns = 1, stride = 1;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    g.s = s;
+    g.n = a->count;
+    g.group = params[0];
+    g.sb = ch4coll_hz_user(CH4COLL_BUF_SEND);
+    g.rb = ch4coll_hz_user(CH4COLL_BUF_RECV);
+    g.mine = a->inplace ? &g.rb : &g.sb;
+    ar_phases(a->size, g.group, &ph);
+    for (i = 0; i < ph.n; i++)
+        if (ar_slots(ph.radix[i], g.group) > ns)
+            ns = ar_slots(ph.radix[i], g.group);
+    /* build-time memory: the trackers of the scratch vectors */
+    g.slot = ch4coll_malloc((size_t) ns * sizeof *g.slot);
+    if (!g.slot)
+        return CH4COLL_ERR_NOMEM;
+    for (i = 0; i < ns; i++)
+        g.slot[i] = ch4coll_hz_scratch(a->count);
+    for (i = 0; i < ph.n; i++) {
+        ar_phase(&g, a->rank, ph.radix[i], stride);
+        stride *= ph.radix[i];
+    }
+    if (g.mine != &g.rb) /* p = 1 */
+        ch4coll_hz_copy(s, g.mine, 0, &g.rb, 0, g.n);
+    ch4coll_free(g.slot);
+    return CH4COLL_OK;
+}
+
+static double dmax(double x, double y)
+{
+    return x > y ? x : y;
+}
+
+/* Time of a phase of line length R: max over line positions d of f(d)
+ * (the opening note); the position d = 1 (or 0, 2 when R = 3) is last
+ * when the reductions dominate, every d >= 1 with an upper chain when the
+ * messages do. */
+static double ar_phase_time(int R, double t, double g)
+{
+    if (R == 2)
+        return t + g;
+    if (R == 3)
+        return 2.0 * t + 2.0 * g;
+    return dmax(3.0 * t + (R - 1) * g, (R - 1) * t + 3.0 * g);
+}
+
+double ch4coll_cost_allreduce_line(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    double bytes = ch4coll_nbytes(a, a->count);
+    double t = m->alpha + bytes * m->beta, g = bytes * m->gamma, T = 0.0;
+    ar_phases_t ph;
+    int i;
+
+    if (a->count == 0)
+        return 0.0;
+    ar_phases(a->size, params[0], &ph);
+    for (i = 0; i < ph.n; i++)
+        T += ar_phase_time(ph.radix[i], t, g);
+    return T;
+}

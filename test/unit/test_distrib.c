@@ -1,0 +1,568 @@
+/*
+ * test_distrib.c - allgatherv on the six data distributions of Traeff et
+ * al., "A Pipelined Algorithm for Large, Irregular All-gather Problems",
+ * section 3, run for all p ranks in the in-process executor.
+ *
+ * The harness (hz_run) draws allgatherv counts from its own irregular
+ * pattern; the pipelined ring's interesting cases are the paper's
+ * distributions, in particular the ones where many ranks contribute
+ * nothing (broadcast, spike and geometric at small base sizes, half
+ * full): those drive the virtual re-ranking and the empty-block skipping.
+ * Base size c (bytes):
+ *
+ *   1 regular        m_i = c
+ *   2 broadcast      m_0 = c, the others 0
+ *   3 spike          m_0 = c/2, the others c / (2 (p-1))
+ *   4 half full      m_i = 2c for even i, 0 for odd i
+ *   5 linearly decr. m_i = 2c (p-1-i) / (p-1)
+ *   6 geometric      m_{i-1+j} = c p / (i lg p), i = 1, 2, 4, ..., j < i
+ *
+ * (integer division; p = 1 gives m_0 = c for 5 and 6).  Every case runs
+ * p = 2..17, 32, 61, 100 with c in {1, 7, 100, 4099}, in place and not,
+ * rendezvous mode (a schedule relying on buffering deadlocks), with the
+ * automatic block size and an explicit one.  Displacements are in
+ * reverse rank order with one-byte gaps, and the receive buffers start as
+ * a sentinel that must survive in the gaps; send buffers must come back
+ * unchanged.
+ *
+ * A second test replays both allgatherv rings on the cost model
+ * (transport/replay.h): at p = 30 with 32 MiB on the broadcast
+ * distribution (the paper's SX-8 case) the pipelined ring must be at least
+ * 10 times faster than the linear ring, and on the regular distribution
+ * within 5% of it.
+ *
+ * Needs the registry rows allgatherv "pipelined_ring" and "ring".  Links
+ * against the core library only (no harness): MPI is initialised as a
+ * singleton, Check runs in CK_NOFORK mode.
+ */
+#include <check.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/algo.h"
+#include "sched/sched.h"
+#include "transport/loop.h"
+#include "transport/replay.h"
+
+enum {
+    D_REGULAR = 1,
+    D_BROADCAST,
+    D_SPIKE,
+    D_HALF_FULL,
+    D_LINEAR,
+    D_GEOMETRIC,
+    D_N = D_GEOMETRIC
+};
+
+#define SENTINEL 0xA5
+
+/* The paper's distribution dist (1..6) with base size c: m[0..p-1]. */
+static void distrib_counts(int dist, int p, size_t c, size_t *m)
+{
+    int i;
+
+    for (i = 0; i < p; i++) {
+        switch (dist) {
+        case D_REGULAR:
+            m[i] = c;
+            break;
+        case D_BROADCAST:
+            m[i] = i == 0 ? c : 0;
+            break;
+        case D_SPIKE:
+            m[i] = i == 0 ? c / 2 : c / (2 * (size_t) (p - 1));
+            break;
+        case D_HALF_FULL:
+            m[i] = i % 2 == 0 ? 2 * c : 0;
+            break;
+        case D_LINEAR:
+            m[i] = p == 1 ? c : 2 * c * (size_t) (p - 1 - i) / (size_t) (p - 1);
+            break;
+        default: { /* geometric: rank i is in the group of 2^floor(lg(i+1)) */
+            int g = 1;
+            while (2 * g <= i + 1)
+                g *= 2;
+            m[i] =
+                p == 1 ? c : (size_t) ((double) c * p / (g * log2((double) p)));
+            break;
+        }
+        }
+    }
+}
+
+static unsigned char byte_of(int r, size_t i)
+{
+    return (unsigned char) ((r * 131 + (int) (i % 251) * 7 + 1) & 0xff);
+}
+
+typedef struct {
+    int p;
+    size_t *m, *displs, total;
+    unsigned char **sbuf, **rbuf;
+    ch4coll_sched_t *s;
+    ch4coll_sched_t **sp;
+} dworld_t;
+
+static void dworld_free(dworld_t *w)
+{
+    int r;
+
+    for (r = 0; r < w->p; r++) {
+        if (w->s)
+            ch4coll_sched_destroy(&w->s[r]);
+        if (w->sbuf)
+            free(w->sbuf[r]);
+        if (w->rbuf)
+            free(w->rbuf[r]);
+    }
+    free(w->s);
+    free(w->sp);
+    free(w->sbuf);
+    free(w->rbuf);
+    free(w->m);
+    free(w->displs);
+}
+
+static void make_args(const dworld_t *w, int r, int inplace, ch4coll_args_t *a)
+{
+    ch4coll_elem_t byte = {MPI_BYTE, 1, 1, 0, 1, 1};
+
+    memset(a, 0, sizeof *a);
+    a->coll = CH4COLL_ALLGATHERV;
+    a->rank = r;
+    a->size = w->p;
+    a->count = w->m[r];
+    a->inplace = inplace;
+    a->counts = w->m;
+    a->displs = w->displs;
+    a->elem = byte;
+    a->op = MPI_OP_NULL;
+    a->commutative = 1;
+}
+
+/* Counts m given: displacements in reverse rank order with gaps. */
+static int dworld_init(dworld_t *w, int p, const size_t *m)
+{
+    size_t pos = 1;
+    int r;
+
+    memset(w, 0, sizeof *w);
+    w->p = p;
+    w->m = calloc((size_t) p, sizeof *w->m);
+    w->displs = calloc((size_t) p, sizeof *w->displs);
+    w->sbuf = calloc((size_t) p, sizeof *w->sbuf);
+    w->rbuf = calloc((size_t) p, sizeof *w->rbuf);
+    w->s = calloc((size_t) p, sizeof *w->s);
+    w->sp = calloc((size_t) p, sizeof *w->sp);
+    if (!w->m || !w->displs || !w->sbuf || !w->rbuf || !w->s || !w->sp)
+        return -1;
+    memcpy(w->m, m, (size_t) p * sizeof *m);
+    for (r = p - 1; r >= 0; r--) {
+        w->displs[r] = pos;
+        pos += m[r] + 1;
+    }
+    w->total = pos;
+    return 0;
+}
+
+/* Build every rank's schedule; 0 or -1 with a message. */
+static int dworld_build(dworld_t *w, const ch4coll_algo_t *al,
+                        const int64_t *params, int inplace, char *err,
+                        size_t errlen)
+{
+    int r;
+
+    for (r = 0; r < w->p; r++) {
+        ch4coll_args_t a;
+        make_args(w, r, inplace, &a);
+        w->sp[r] = &w->s[r];
+        if (ch4coll_sched_init(&w->s[r], &a.elem, a.op, r, w->p) !=
+                CH4COLL_OK ||
+            al->build(&w->s[r], &a, params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&w->s[r]) != CH4COLL_OK) {
+            snprintf(err, errlen, "building rank %d failed: %s", r,
+                     ch4coll_strerror(w->s[r].status));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every receive buffer holds every block, the gaps the sentinel; every
+ * send buffer is unchanged. */
+static int dworld_check(const dworld_t *w, int inplace, char *err,
+                        size_t errlen)
+{
+    int r, j;
+    size_t i;
+
+    for (r = 0; r < w->p; r++) {
+        const unsigned char *rb = w->rbuf[r];
+        size_t pos = 0;
+        for (j = w->p - 1; j >= -1; j--) { /* gap, then block j */
+            size_t end = j >= 0 ? w->displs[j] : w->total + 64;
+            for (; pos < end; pos++)
+                if (rb[pos] != SENTINEL) {
+                    snprintf(err, errlen, "rank %d: gap byte %zu changed", r,
+                             pos);
+                    return -1;
+                }
+            if (j < 0)
+                break;
+            for (i = 0; i < w->m[j]; i++, pos++)
+                if (rb[pos] != byte_of(j, i)) {
+                    snprintf(err, errlen,
+                             "rank %d: byte %zu of rank %d's block is 0x%02x, "
+                             "expected 0x%02x",
+                             r, i, j, rb[pos], byte_of(j, i));
+                    return -1;
+                }
+        }
+        for (i = 0; !inplace && i < w->m[r] + 64; i++)
+            if (w->sbuf[r][i] != (i < w->m[r] ? byte_of(r, i) : 0x3C)) {
+                snprintf(err, errlen, "rank %d: send buffer changed", r);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Run algorithm al on counts m (p ranks) in the loop executor and check
+ * every rank's result: 0, or -1 with a description in err. */
+static int run_counts(const ch4coll_algo_t *al, const int64_t *params, int p,
+                      const size_t *m, int inplace, int eager, char *err,
+                      size_t errlen)
+{
+    dworld_t w;
+    ch4coll_loop_t *loop = NULL;
+    int r, rc = -1;
+    size_t i;
+
+    snprintf(err, errlen, "out of memory");
+    if (dworld_init(&w, p, m) != 0)
+        goto free_world;
+    for (r = 0; r < p; r++) {
+        w.sbuf[r] = malloc(m[r] + 64);
+        w.rbuf[r] = malloc(w.total + 64);
+        if (!w.sbuf[r] || !w.rbuf[r])
+            goto free_world;
+        memset(w.sbuf[r], 0x3C, m[r] + 64);
+        memset(w.rbuf[r], SENTINEL, w.total + 64);
+        for (i = 0; i < m[r]; i++) {
+            w.sbuf[r][i] = byte_of(r, i);
+            if (inplace)
+                w.rbuf[r][w.displs[r] + i] = byte_of(r, i);
+        }
+    }
+    if (dworld_build(&w, al, params, inplace, err, errlen) != 0)
+        goto free_world;
+    loop = ch4coll_loop_create(p, eager);
+    if (!loop)
+        goto free_world;
+    for (r = 0; r < p; r++)
+        ch4coll_sched_start(&w.s[r], inplace ? NULL : w.sbuf[r], w.rbuf[r], 0,
+                            &ch4coll_transport_loop, ch4coll_loop_ctx(loop, r));
+    if (ch4coll_loop_run(loop, w.sp, err, errlen) != CH4COLL_OK)
+        goto destroy_loop;
+    rc = dworld_check(&w, inplace, err, errlen);
+destroy_loop:
+    ch4coll_loop_destroy(loop);
+free_world:
+    dworld_free(&w);
+    return rc;
+}
+
+/* Replayed time of algorithm al on counts m. */
+static double replay_counts(const ch4coll_algo_t *al, const int64_t *params,
+                            int p, const size_t *m)
+{
+    dworld_t w;
+    double t = -1;
+    char err[512];
+
+    if (dworld_init(&w, p, m) == 0 &&
+        dworld_build(&w, al, params, 0, err, sizeof err) == 0 &&
+        ch4coll_replay(w.sp, p, &ch4coll_model_default, &t, err, sizeof err) !=
+            CH4COLL_OK)
+        t = -1;
+    dworld_free(&w);
+    return t;
+}
+
+static const int plist[] = {2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                            12, 13, 14, 15, 16, 17, 32, 61, 100};
+static const size_t clist[] = {1, 7, 100, 4099};
+
+/* One distribution (the loop index) over p, c, in place, block size. */
+START_TEST(test_distrib_pipelined_ring)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
+    int dist = _i, pi, ci, ip, bi, fails = 0;
+    size_t m[100];
+    char err[1024];
+
+    ck_assert_ptr_nonnull(al);
+    for (pi = 0; pi < (int) (sizeof plist / sizeof plist[0]); pi++)
+        for (ci = 0; ci < (int) (sizeof clist / sizeof clist[0]); ci++) {
+            int p = plist[pi];
+            size_t c = clist[ci];
+            /* automatic, about four blocks of the base size, one byte */
+            int64_t blocks[3] = {0, (int64_t) (c / 4 + 1), 1};
+            distrib_counts(dist, p, c, m);
+            for (ip = 0; ip < 2; ip++)
+                for (bi = 0; bi < (c <= 100 ? 3 : 2); bi++) {
+                    int64_t params[CH4COLL_MAX_PARAMS] = {blocks[bi]};
+                    if (run_counts(al, params, p, m, ip, 0, err, sizeof err) !=
+                        0) {
+                        if (fails++ < 5)
+                            fprintf(stderr,
+                                    "FAIL distribution %d p=%d c=%zu "
+                                    "inplace=%d block=%lld: %s\n",
+                                    dist, p, c, ip, (long long) blocks[bi],
+                                    err);
+                    }
+                }
+        }
+    ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
+/* The generator itself: totals m = c (broadcast, spike up to rounding)
+ * and m = p c (regular, half full for even p, linear up to rounding). */
+START_TEST(test_distrib_counts)
+{
+    size_t m[100], sum;
+    int p, i, dist;
+
+    for (p = 2; p <= 100; p++)
+        for (dist = 1; dist <= D_N; dist++) {
+            distrib_counts(dist, p, 1000, m);
+            for (sum = 0, i = 0; i < p; i++)
+                sum += m[i];
+            if (dist == D_REGULAR || (dist == D_HALF_FULL && p % 2 == 0))
+                ck_assert_uint_eq(sum, (size_t) p * 1000);
+            else if (dist == D_BROADCAST)
+                ck_assert_uint_eq(sum, 1000);
+            else if (dist == D_SPIKE)
+                ck_assert(sum <= 1000 && sum + (size_t) p >= 1000);
+            else if (dist == D_LINEAR)
+                ck_assert(sum <= (size_t) p * 1000 &&
+                          sum + (size_t) p >= (size_t) p * 1000);
+            if (dist == D_LINEAR)
+                ck_assert_uint_eq(m[p - 1], 0);
+        }
+}
+END_TEST
+
+/* Section 3.1: p = 30, 32 MiB; broadcast >= 10x faster than the linear
+ * ring, regular within 5% of it. */
+START_TEST(test_distrib_model)
+{
+    const ch4coll_algo_t *pr =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
+    const ch4coll_algo_t *ring = ch4coll_algo_find(CH4COLL_ALLGATHERV, "ring");
+    int64_t params[CH4COLL_MAX_PARAMS] = {0};
+    size_t m[30], total = (size_t) 32 << 20;
+    double tp, tr;
+
+    ck_assert_ptr_nonnull(pr);
+    ck_assert_ptr_nonnull(ring);
+    distrib_counts(D_BROADCAST, 30, total, m);
+    tp = replay_counts(pr, params, 30, m);
+    tr = replay_counts(ring, params, 30, m);
+    ck_assert(tp > 0 && tr > 0);
+    ck_assert_msg(tr >= 10 * tp, "broadcast: ring %g s, pipelined %g s", tr,
+                  tp);
+    distrib_counts(D_REGULAR, 30, total / 30, m);
+    tp = replay_counts(pr, params, 30, m);
+    tr = replay_counts(ring, params, 30, m);
+    ck_assert(tp > 0 && tr > 0);
+    ck_assert_msg(tp <= 1.05 * tr, "regular: ring %g s, pipelined %g s", tr,
+                  tp);
+}
+END_TEST
+
+/* Rank r's schedule, built but not committed (its vertices are read). */
+static int build_one(const ch4coll_algo_t *al, int p, int r, const size_t *m,
+                     const size_t *displs, int inplace, ch4coll_sched_t *s)
+{
+    dworld_t w; /* only for make_args */
+    ch4coll_args_t a;
+    int64_t params[CH4COLL_MAX_PARAMS] = {0};
+
+    w.p = p;
+    w.m = (size_t *) m;
+    w.displs = (size_t *) displs;
+    make_args(&w, r, inplace, &a);
+    if (ch4coll_sched_init(s, &a.elem, a.op, r, p) != CH4COLL_OK)
+        return -1;
+    return al->build(s, &a, params) == CH4COLL_OK ? 0 : -1;
+}
+
+/* The peer of rank r's first vertex of this kind, or -1. */
+static int first_peer(const ch4coll_sched_t *s, int kind)
+{
+    int v;
+
+    for (v = 0; v < s->nv; v++)
+        if (s->vtx[v].kind == kind)
+            return s->vtx[v].peer;
+    return -1;
+}
+
+/*
+ * The virtual re-ranking (section 2.3), read off the schedules: with at
+ * least two ranks holding data every rank sends to its right neighbour
+ * and receives from its left one.  The ring is one cycle through all p
+ * ranks; along it the ranks with data come in rank order, the empty ranks
+ * too, and between two ranks with data sit floor(z/q) or ceil(z/q) empty
+ * ones.  Without empty ranks the ring is 0, 1, ..., p-1.
+ */
+START_TEST(test_distrib_reranking)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
+    size_t m[130], d[130];
+    int right[130], left[130], p, pat, r;
+
+    ck_assert_ptr_nonnull(al);
+    for (p = 2; p <= 130; p++)
+        for (pat = 0; pat < 5; pat++) {
+            int q = 0, pos, x, prevdata = -1, prevempty = -1, gap = 0;
+            int first = -1, seen = 0;
+            for (r = 0; r < p; r++) { /* 0: all full; else sparse patterns */
+                m[r] = pat == 0 || r % (pat + 1) == pat % 2 || r == p - 1
+                           ? (size_t) (1 + r % 3)
+                           : 0;
+                d[r] = r == 0 ? 0 : d[r - 1] + m[r - 1];
+                q += m[r] > 0;
+            }
+            if (q < 2)
+                continue;
+            for (r = 0; r < p; r++) {
+                ch4coll_sched_t s;
+                ck_assert_int_eq(build_one(al, p, r, m, d, 0, &s), 0);
+                right[r] = first_peer(&s, CH4COLL_V_SEND);
+                left[r] = first_peer(&s, CH4COLL_V_RECV);
+                ch4coll_sched_destroy(&s);
+            }
+            for (r = 0; r < p; r++) {
+                ck_assert_int_ge(right[r], 0);
+                ck_assert_int_eq(left[right[r]], r);
+                if (m[r] > 0 && first < 0)
+                    first = r; /* the lowest rank with data: position 0 */
+            }
+            for (pos = 0, x = first; pos < p; pos++, x = right[x]) {
+                ck_assert(pos == 0 || x != first);
+                seen++;
+                if (m[x] > 0) {
+                    int zq = (p - q) / q;
+                    if (prevdata >= 0) {
+                        ck_assert_int_gt(x, prevdata);
+                        ck_assert(gap == zq || gap == zq + 1);
+                    }
+                    prevdata = x;
+                    gap = 0;
+                } else {
+                    if (prevempty >= 0)
+                        ck_assert_int_gt(x, prevempty);
+                    prevempty = x;
+                    gap++;
+                }
+                if (pat == 0)
+                    ck_assert_int_eq(x, pos);
+            }
+            ck_assert_int_eq(x, first);
+            ck_assert_int_eq(seen, p);
+        }
+}
+END_TEST
+
+/* The messages of rank r's schedule of one kind, in vertex order. */
+static int same_messages(const ch4coll_sched_t *a, const ch4coll_sched_t *b,
+                         int kind)
+{
+    int va = 0, vb = 0;
+
+    for (;;) {
+        while (va < a->nv && a->vtx[va].kind != kind)
+            va++;
+        while (vb < b->nv && b->vtx[vb].kind != kind)
+            vb++;
+        if (va == a->nv || vb == b->nv)
+            return va == a->nv && vb == b->nv;
+        if (a->vtx[va].peer != b->vtx[vb].peer ||
+            a->vtx[va].count != b->vtx[vb].count ||
+            a->vtx[va].a.buf != b->vtx[vb].a.buf ||
+            a->vtx[va].a.off != b->vtx[vb].a.off)
+            return 0;
+        va++;
+        vb++;
+    }
+}
+
+/* Equal contributions (automatic block size): the same messages as the
+ * linear ring, in the same order. */
+START_TEST(test_distrib_regular_is_ring)
+{
+    const ch4coll_algo_t *pr =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
+    const ch4coll_algo_t *ring = ch4coll_algo_find(CH4COLL_ALLGATHERV, "ring");
+    size_t m[40], d[40], cs[3] = {1, 5, 100000};
+    int p, r, ci, ip;
+
+    ck_assert_ptr_nonnull(pr);
+    ck_assert_ptr_nonnull(ring);
+    for (p = 1; p <= 40; p++)
+        for (ci = 0; ci < 3; ci++)
+            for (ip = 0; ip < 2; ip++) {
+                for (r = 0; r < p; r++) {
+                    m[r] = cs[ci];
+                    d[r] = (size_t) (p - 1 - r) * (cs[ci] + 1);
+                }
+                for (r = 0; r < p; r++) {
+                    ch4coll_sched_t a, b;
+                    ck_assert_int_eq(build_one(pr, p, r, m, d, ip, &a), 0);
+                    ck_assert_int_eq(build_one(ring, p, r, m, d, ip, &b), 0);
+                    ck_assert(same_messages(&a, &b, CH4COLL_V_SEND));
+                    ck_assert(same_messages(&a, &b, CH4COLL_V_RECV));
+                    ch4coll_sched_destroy(&a);
+                    ch4coll_sched_destroy(&b);
+                }
+            }
+}
+END_TEST
+
+static Suite *distrib_suite(void)
+{
+    Suite *s = suite_create("distrib");
+    TCase *tc = tcase_create("pipelined_ring");
+
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_distrib_counts);
+    tcase_add_test(tc, test_distrib_reranking);
+    tcase_add_test(tc, test_distrib_regular_is_ring);
+    tcase_add_loop_test(tc, test_distrib_pipelined_ring, 1, D_N + 1);
+    tcase_add_test(tc, test_distrib_model);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    SRunner *sr;
+    int failed;
+
+    MPI_Init(&argc, &argv);
+    sr = srunner_create(distrib_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    MPI_Finalize();
+    return failed == 0 ? 0 : 1;
+}
