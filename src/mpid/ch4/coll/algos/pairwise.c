@@ -23,20 +23,16 @@
  *
  * Zero-size blocks are skipped on both sides (both know the size).
  *
- * Cost.  With one exchange per step this would be the textbook
- * (p-1)(alpha + m beta) (+ (p-1) m gamma for reduce_scatter, blocks of m
- * bytes; Rabenseifner 3.7 with f_alpha = f_beta = 1).  But every send is
- * posted at once, and the model's first-come ports book them in the order
- * the ranks list them: rank 0 takes its destinations' receive ports
- * first, and rank r's send at offset k to d = r + k must wait for rank
- * r-1's send to d, which is rank r-1's offset k+1.  So rank r starts
- *     delta_r = max_k [pre_{r-1}(k+1) - pre_r(k-1)]
- * after rank r-1 (pre_x(k): rank x's messages at offsets 1..k) and the last
- * rank ends after delta_1 + ... + delta_{p-1} + its own messages:
- *   alltoall        T = 3 (p-1)(alpha + m beta) for p >= 3 (delta = 2 t);
- *   alltoallv       rows alike up to a shift (the cost function uses the
- *                   caller's counts): T = (p-1) max_k (t_k + t_{k+1}) +
- *                   sum_k t_k, t_k the message at offset k;
+ * Cost.  alltoall(v) runs one exchange per step, as MPI_Sendrecv would:
+ * step k starts when step k-1's send and receive are done, so T =
+ * (p-1)(alpha + m beta) for blocks of m bytes (alltoallv: the sum over
+ * steps of the larger of the two messages; irregular rows also wait for
+ * the partners' earlier steps, which one rank's counts do not show).
+ * reduce_scatter posts every send at once (Rabenseifner 3.7 with f_alpha =
+ * f_beta = 1 would be (p-1)(alpha + m beta + m gamma)); the model's
+ * first-come ports book them in the order the ranks list them: rank 0
+ * takes its destinations' receive ports first, and rank r's send to d
+ * waits for rank r-1's send to d:
  *   reduce_scatter  block d goes to rank d from everyone: delta_r =
  *                   t(r) + max_d t(d), and rank 0 folds its contributions
  *                   from rank p-1 (the last to start) down to rank 1, so
@@ -45,8 +41,7 @@
  *                   regular: max(3 (p-1) t + m gamma, (2p-1) t +
  *                   (p-1) m gamma).  A non-commutative op adds the final
  *                   low op high, m gamma.
- * p = 2 is one exchange.  (Chaining each step's send to the previous one
- * would give the textbook (p-1) t on the model.)
+ * p = 2 is one exchange.
  *
  * Worked example, reduce_scatter on p = 5 at rank 2: receives from 1, 0,
  * then 4, 3; low = d0 op (d1 op d2), high = d3 op d4, result low op high.
@@ -140,7 +135,7 @@ static int alltoall_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
                              const size_t *rc, const size_t *rd)
 {
     int p = a->size, rank = a->rank, k, src_buf = CH4COLL_BUF_SEND;
-    int staged = -1, d[1], nd;
+    int staged = -1, d[3], nd, prev[2] = {-1, -1};
     size_t span = 0;
 
     if (a->inplace) {
@@ -157,15 +152,27 @@ static int alltoall_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            ch4coll_ref(CH4COLL_BUF_RECV, rd[rank]), rc[rank], 0,
                            NULL);
     }
-    nd = ch4coll_dep1(staged, d);
+    /* one exchange per step, as MPI_Sendrecv would do it: step k starts
+     * when step k-1's send and receive are done */
     for (k = 1; k < p; k++) {
-        int dst = (rank + k) % p, src = (rank - k + p) % p;
+        int dst = (rank + k) % p, src = (rank - k + p) % p, sv = -1, rv = -1;
+        nd = 0;
+        if (staged >= 0)
+            d[nd++] = staged;
+        if (prev[0] >= 0)
+            d[nd++] = prev[0];
+        if (prev[1] >= 0)
+            d[nd++] = prev[1];
         if (rc[src] > 0)
-            ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, rd[src]),
-                               rc[src], src, 0, nd, d);
+            rv = ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, rd[src]),
+                                    rc[src], src, 0, nd, d);
         if (sc[dst] > 0)
-            ch4coll_sched_send(s, ch4coll_ref(src_buf, sd[dst]), sc[dst], dst,
-                               0, nd, d);
+            sv = ch4coll_sched_send(s, ch4coll_ref(src_buf, sd[dst]), sc[dst],
+                                    dst, 0, nd, d);
+        if (rv >= 0 || sv >= 0) {
+            prev[0] = rv;
+            prev[1] = sv;
+        }
     }
     return CH4COLL_OK;
 }
@@ -211,30 +218,6 @@ int ch4coll_alltoallv_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
 static double msg(const ch4coll_model_t *m, double bytes)
 {
     return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
-}
-
-/* Blocks sized by offset (the same row everywhere, shifted: alltoallv with
- * this rank's counts, in bytes; NULL: count everywhere): delta =
- * max_k (t_k + t_{k+1}). */
-static double posted_by_offset(const ch4coll_args_t *a, const size_t *counts,
-                               const ch4coll_model_t *m)
-{
-    int p = a->size, k;
-    double sum = 0, delta = 0, t, next;
-
-    for (k = 1; k < p; k++) {
-        t = msg(m, (double) (counts ? counts[(a->rank + k) % p] : a->count));
-        next = k + 1 < p
-                   ? msg(m, (double) (counts ? counts[(a->rank + k + 1) % p]
-                                             : a->count))
-                   : 0.0;
-        sum += t;
-        if (t > 0 && t + next > delta)
-            delta = t + next;
-    }
-    if (p == 2)
-        return sum;
-    return (p - 1) * delta + sum;
 }
 
 /* Blocks sized by destination (reduce_scatter: block d goes to rank d from
@@ -308,6 +291,23 @@ double ch4coll_cost_reduce_scatter_block_pairwise(const ch4coll_args_t *a,
     return reduce_scatter_cost(a, m);
 }
 
+/* One exchange per step: step k costs its larger message (the caller's
+ * row; regular blocks: T = (p-1)(alpha + m beta)). */
+static double stepped(const ch4coll_args_t *a, const size_t *sc,
+                      const size_t *rc, const ch4coll_model_t *m)
+{
+    int p = a->size, k;
+    double sum = 0;
+
+    for (k = 1; k < p; k++) {
+        double ts = msg(m, (double) (sc ? sc[(a->rank + k) % p] : a->count));
+        double tr =
+            msg(m, (double) (rc ? rc[(a->rank - k + p) % p] : a->count));
+        sum += ts > tr ? ts : tr;
+    }
+    return sum;
+}
+
 double ch4coll_cost_alltoall_pairwise(const ch4coll_args_t *a,
                                       const int64_t *params,
                                       const ch4coll_model_t *m)
@@ -315,20 +315,15 @@ double ch4coll_cost_alltoall_pairwise(const ch4coll_args_t *a,
     (void) params;
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    return posted_by_offset(a, NULL, m);
+    return stepped(a, NULL, NULL, m);
 }
 
 double ch4coll_cost_alltoallv_pairwise(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
 {
-    const size_t *sc = a->inplace ? a->counts : a->scounts;
-    double ts, tr;
-
     (void) params;
-    if (a->size == 1)
+    if (a->size == 1 || !a->counts)
         return 0.0;
-    ts = posted_by_offset(a, sc, m);
-    tr = posted_by_offset(a, a->counts, m);
-    return ts > tr ? ts : tr;
+    return stepped(a, a->inplace ? a->counts : a->scounts, a->counts, m);
 }

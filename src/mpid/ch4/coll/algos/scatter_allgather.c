@@ -33,21 +33,23 @@
  *   two messages (tags 1 and 2).  Dissemination pattern: no power-of-two
  *   fix-up, ceil(lg p) steps, no final rotation since pieces are received in
  *   place.  ceil(lg p) (alpha .. 2 alpha) + (p-1)/p n beta.  A rank's sends
- *   go out one at a time in step order (each waits for the previous one):
- *   a rank whose subtree already holds the pieces of several steps would
- *   otherwise book its partners' receive ports for a late step's large
- *   message before they have their earlier, smaller ones (on the model,
- *   p = 128 took 3.4 times the contention-free time).
+ *   go out one at a time, its scatter sends first, then step by step (each
+ *   waits for the previous one): a rank whose subtree already holds the
+ *   pieces of several steps (the root holds all) would otherwise book its
+ *   partners' receive ports for a late step's large message before they
+ *   have their scatter data or their earlier, smaller messages (on the
+ *   model, p = 128 took 3.4 times the contention-free time; now 1.05).
  * T(ring) = (ceil(lg p) + p - 1) alpha + 2 (p-1)/p n beta, exactly on the
  *   model for n >= p (the ring passes the pieces on as they arrive).
- * T(rd)   = 2 ceil(lg p) alpha (at most 3 ceil(lg p)) + 2 (p-1)/p n beta for
- *   p = 2^k (and 2^k + 1) without contention; the model's first-come ports
- *   still let the last two steps meet out of order when p is not a power
- *   of two, which costs about four more last-step messages of (p - p')/p n
- *   bytes (p' = 2^floor(lg p)), measured on the replay; the cost function
- *   adds that term.  It is within 10% of the replay for p = 24, 65, 96, 100,
- *   127, 128, 192 and 25-50% high for some small or awkward p (5, 12, 48,
- *   61, 112), where the collision does not happen.
+ * T(rd)   = 2 ceil(lg p) alpha (at most 3 ceil(lg p)) + 2 (p-1)/p n beta
+ *   without contention: within 5% of the replay for p = 2^k and 2^k - 1,
+ *   8% for 2^k + 1.  Otherwise the model's first-come ports still let
+ *   messages of the last two steps meet out of step order, which costs
+ *   about alpha + 2.75 R/p n beta more, R = p - p' the pieces of the last
+ *   step (p' = 2^floor(lg p); measured on the replay, p = 12 .. 192 with
+ *   2 <= R <= p' - 2).  The cost function adds that term: within 7% of
+ *   the replay for p = 12, 24, 48, 96, 100, 112, 192 (1 MiB and 8 bytes),
+ *   15% high at p = 61, 20-27% off at p = 5, 6.
  * No scratch: everything lands in the receive buffer.
  *
  * Restrictions: none; any p, any count (count 0 is a no-op), any root.
@@ -105,12 +107,14 @@ static inline int rd_held(int x, int d, int p)
 /* ---------------------------------------------------------- 1. scatter */
 
 /* Binomial scatter of the pieces into the receive buffer; returns the
- * vertex that received this rank's subtree (-1 at the root or if empty). */
-static int scatter_pieces(ch4coll_sched_t *s, const ch4coll_args_t *a)
+ * vertex that received this rank's subtree (-1 at the root or if empty)
+ * and, if last is not NULL, sets *last to its last send (-1 if none). */
+static int scatter_pieces(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                          int *last)
 {
     int p = a->size, root = a->root, vr = ch4coll_rel(a->rank, root, p);
     int parent = ch4coll_binomial_parent(vr);
-    int span = ch4coll_binomial_span(vr, p), m, got = -1, d[1];
+    int span = ch4coll_binomial_span(vr, p), m, got = -1, sent = -1, d[1];
     size_t n = a->count, bytes;
 
     bytes = pieces_bytes(n, p, vr, vr + span);
@@ -125,10 +129,12 @@ static int scatter_pieces(ch4coll_sched_t *s, const ch4coll_args_t *a)
         cs = ch4coll_binomial_span(c, p);
         bytes = pieces_bytes(n, p, c, c + cs);
         if (bytes > 0)
-            ch4coll_sched_send(
+            sent = ch4coll_sched_send(
                 s, ch4coll_ref(CH4COLL_BUF_RECV, piece_off(n, p, c)), bytes,
                 ch4coll_abs(c, root, p), TAG_SCATTER, ch4coll_dep1(got, d), d);
     }
+    if (last)
+        *last = sent;
     return got;
 }
 
@@ -169,7 +175,7 @@ int ch4coll_bcast_scatter_ring_allgather(ch4coll_sched_t *s,
     (void) params;
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
-    got = scatter_pieces(s, a);
+    got = scatter_pieces(s, a, NULL);
     ring_allgather(s, a, got);
     ch4coll_sched_set_ntags(s, 2);
     return CH4COLL_OK;
@@ -227,10 +233,11 @@ static int move_range(ch4coll_sched_t *s, const ch4coll_args_t *a, int send,
     return ch4coll_sched_sink(s, 2, v);
 }
 
-static void rd_allgather(ch4coll_sched_t *s, const ch4coll_args_t *a, int got)
+static void rd_allgather(ch4coll_sched_t *s, const ch4coll_args_t *a, int got,
+                         int sent)
 {
     int p = a->size, root = a->root, vr = ch4coll_rel(a->rank, root, p);
-    int d, have = got, sent = -1;
+    int d, have = got;
 
     for (d = 1; d < p; d *= 2) {
         int hi = 2 * d < p ? 2 * d : p, x = (vr - d + p) % p, lo, rv = -1;
@@ -256,13 +263,13 @@ int ch4coll_bcast_scatter_rd_allgather(ch4coll_sched_t *s,
                                        const ch4coll_args_t *a,
                                        const int64_t *params)
 {
-    int got;
+    int got, last;
 
     (void) params;
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
-    got = scatter_pieces(s, a);
-    rd_allgather(s, a, got);
+    got = scatter_pieces(s, a, &last);
+    rd_allgather(s, a, got, last);
     ch4coll_sched_set_ntags(s, 3);
     return CH4COLL_OK;
 }
@@ -305,7 +312,7 @@ double ch4coll_cost_bcast_scatter_rd_allgather(const ch4coll_args_t *a,
                                                const int64_t *params,
                                                const ch4coll_model_t *m)
 {
-    int p = a->size, d, last = 0;
+    int p = a->size, d, last = 0, p2 = ch4coll_pow2_floor(p);
     double t;
 
     (void) params;
@@ -317,10 +324,10 @@ double ch4coll_cost_bcast_scatter_rd_allgather(const ch4coll_args_t *a,
         last = d < p - d ? d : p - d;
         t += msg(m, (double) pieces_bytes(a->count, p, 0, last));
     }
-    /* p not a power of two: the messages of the last two steps meet at
-     * receive ports out of step order; on the replay the critical path
-     * carries about four last-step messages one after another */
-    if ((p & (p - 1)) != 0)
-        t += 4 * msg(m, (double) pieces_bytes(a->count, p, 0, last));
+    /* the last two steps meet out of order at receive ports unless the
+     * last step is nearly empty or nearly full (see the note) */
+    if (p - p2 >= 2 && p - p2 <= p2 - 2)
+        t += m->alpha +
+             2.75 * (double) pieces_bytes(a->count, p, 0, p - p2) * m->beta;
     return t;
 }
