@@ -5,11 +5,12 @@
  * p = 1..17, 24, 32, 61, 64, 100; counts {0, 1, p-1, p, p+1, a large odd
  * one}; p = 255 with counts 1 and p+1; roots {0, p/2, p-1}; in place and
  * not; for reductions MPI_INT/SUM, a non-commutative user op on a
- * contiguous pair and on a non-contiguous vector type.  Rendezvous mode (sends complete only when matched), so
- * buffer reuse hazards and reliance on buffering are caught.
- * Algorithms with parameters are swept again with each parameter at its
- * minimum, between minimum and default, and above the default (p <= 32).
- * CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind runs).
+ * contiguous pair and on a non-contiguous vector type.  Rendezvous mode (sends
+ * complete only when matched), so buffer reuse hazards and reliance on
+ * buffering are caught. Algorithms with parameters are swept again with each
+ * parameter at its minimum, between minimum and default, and above the default
+ * (p <= 32). CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind
+ * runs).
  */
 #include <check.h>
 #include <mpi.h>
@@ -19,8 +20,8 @@
 
 #include "harness.h"
 
-static const int plist[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                            12, 13, 14, 15, 16, 17, 24, 32, 61, 64, 100, 255};
+static const int plist[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,  11, 12,
+                            13, 14, 15, 16, 17, 24, 32, 61, 64, 100, 255};
 
 static int quick(void)
 {
