@@ -162,6 +162,53 @@ START_TEST(test_every_algorithm_costed)
 }
 END_TEST
 
+/* bcast two_tree, the worked example of two_tree.c: p = 6, 4 chunks per
+ * half take (K + 3) = 11 steps of alpha + 1000 beta. */
+START_TEST(test_two_tree_example)
+{
+    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "two_tree");
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    int64_t params[CH4COLL_MAX_PARAMS] = {1000};
+    hz_case_t c = {al, params, 6, 8000, 0, 0, 0, 0, 1};
+    double t, f, want = 11 * (m->alpha + 1000 * m->beta);
+    char err[512];
+
+    ck_assert_ptr_nonnull(al);
+    ck_assert_msg(hz_model(&c, m, &t, &f, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(fabs(t - want) < 1e-3 * want, "replay %g, want %g", t, want);
+    ck_assert_msg(fabs(f - want) < 1e-3 * want, "formula %g, want %g", f, want);
+}
+END_TEST
+
+/* bcast two_tree approaches n beta: p = 96 and 100, 16 MiB, 128 KiB
+ * chunks, within 1.3 x the lower bound (pipelined_bintree: 2.6 x,
+ * scatter_rd_allgather: 2.8 x), formula within 2% of the replay. */
+START_TEST(test_two_tree_bandwidth)
+{
+    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "two_tree");
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    int64_t params[CH4COLL_MAX_PARAMS] = {131072};
+    int ps[2] = {96, 100}, i;
+    char err[512];
+
+    ck_assert_ptr_nonnull(al);
+    for (i = 0; i < 2; i++) {
+        hz_case_t c = {al, params, ps[i], (size_t) 16 << 20, ps[i] / 2, 0,
+                       0,  0,      1};
+        ch4coll_args_t a = {0};
+        double t, f, lb;
+        ck_assert_msg(hz_model(&c, m, &t, &f, err, sizeof err) == 0, "%s", err);
+        a.coll = CH4COLL_BCAST;
+        a.size = ps[i];
+        a.count = c.n;
+        lb = ch4coll_lower_bound(&a, m);
+        ck_assert_msg(t < 1.3 * lb, "p %d: replay %g, bound %g", ps[i], t, lb);
+        ck_assert_msg(fabs(f / t - 1) < 0.02, "p %d: formula %g, replay %g",
+                      ps[i], f, t);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     Suite *s = suite_create("model");
@@ -173,6 +220,8 @@ int main(int argc, char **argv)
     hz_setup();
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_every_algorithm_costed);
+    tcase_add_test(tc, test_two_tree_example);
+    tcase_add_test(tc, test_two_tree_bandwidth);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -408,4 +408,9 @@ double ch4coll_cost_reduce_pipelined_bintree(const ch4coll_args_t *,
                                              const int64_t *,
                                              const ch4coll_model_t *);
 
+int ch4coll_bcast_two_tree(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
+double ch4coll_cost_bcast_two_tree(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
+
 #endif /* CH4COLL_ALGO_H */

@@ -31,7 +31,7 @@
  *   complete early run ahead and take receive ports out of step order;
  *   the replay is up to 13% (1 MiB) and 33% (8 bytes) above the sum.
  *   Scratch: none (allgather); N bytes (allgatherv).
- * bruck (allgather)
+ * bruck (allgather; slot arithmetic in topo/index.h)
  *   Scratch T of p blocks, T[0] = own block.  Step k (d = 2^k < p): send
  *   T[0, c) to rank - d and receive T[d, d + c) from rank + d, with
  *   c = min(d, p - d).  Then T[j] is the block of rank + j: two copies
@@ -55,6 +55,7 @@
  */
 #include "algo.h"
 
+#include "../topo/index.h"
 #include "../topo/topo.h"
 #include "../util/util.h"
 
@@ -220,7 +221,7 @@ int ch4coll_allgatherv_recursive_doubling(ch4coll_sched_t *s,
 int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
-    int p = a->size, rank = a->rank, t, have, dist, d[1];
+    int p = a->size, rank = a->rank, t, have, dist, wrap, d[1];
     size_t n = a->count;
     ch4coll_ref_t own_src =
         a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV, (size_t) rank * n)
@@ -240,7 +241,7 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
     have = ch4coll_sched_copy(s, own_src, ch4coll_ref(t, 0), n, 0, NULL);
     /* 2. ceil(lg p) concatenation steps */
     for (dist = 1; dist < p; dist *= 2) {
-        size_t c = (size_t) (dist < p - dist ? dist : p - dist) * n;
+        size_t c = (size_t) ch4coll_bruck_ag_count(dist, p) * n;
         int rv;
         ch4coll_sched_send(s, ch4coll_ref(t, 0), c, (rank - dist + p) % p, 0,
                            ch4coll_dep1(have, d), d);
@@ -248,14 +249,15 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 (rank + dist) % p, 0, 0, NULL);
         have = join(s, have, rv);
     }
-    /* 3. rotate: T[j] is the block of rank + j */
+    /* 3. rotate: T[j] is the block of rank + j, T[0, wrap) blocks rank..p-1 */
+    wrap = ch4coll_bruck_wrap(rank, p);
     ch4coll_sched_copy(s, ch4coll_ref(t, 0),
                        ch4coll_ref(CH4COLL_BUF_RECV, (size_t) rank * n),
-                       (size_t) (p - rank) * n, ch4coll_dep1(have, d), d);
-    if (rank > 0)
-        ch4coll_sched_copy(s, ch4coll_ref(t, (size_t) (p - rank) * n),
-                           ch4coll_ref(CH4COLL_BUF_RECV, 0), (size_t) rank * n,
-                           ch4coll_dep1(have, d), d);
+                       (size_t) wrap * n, ch4coll_dep1(have, d), d);
+    if (wrap < p)
+        ch4coll_sched_copy(s, ch4coll_ref(t, (size_t) wrap * n),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                           (size_t) (p - wrap) * n, ch4coll_dep1(have, d), d);
     return CH4COLL_OK;
 }
 
@@ -332,6 +334,6 @@ double ch4coll_cost_allgather_bruck(const ch4coll_args_t *a,
     if (a->count == 0)
         return 0.0;
     for (d = 1; d < p; d *= 2)
-        t += msg(m, (double) (d < p - d ? d : p - d) * (double) a->count);
+        t += msg(m, (double) ch4coll_bruck_ag_count(d, p) * (double) a->count);
     return t;
 }

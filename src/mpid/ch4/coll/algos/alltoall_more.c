@@ -14,7 +14,7 @@
  * number everywhere.  However, every node starts from a different offset in
  * the permutation list", with a few packets per destination per turn).
  *
- * bruck (alltoall)
+ * bruck (alltoall; slot arithmetic in topo/index.h)
  *   1. rotate: T[j] = my block for rank + j (two copies into scratch T).
  *   2. step k (d = 2^k < p): pack the blocks T[j] whose bit k of j is set
  *      (runs of d consecutive slots) into S, send S to rank + d, receive
@@ -42,7 +42,7 @@
  *   at least the all-posted 3 (p-1) t (irregular counts: the rank's own
  *   messages for (p-1) t, its mean message for t).  No scratch (in place:
  *   the receive buffer is staged into scratch first, as in pairwise.c).
- * permuted (alltoall, alltoallv)
+ * permuted (alltoall, alltoallv; the list in topo/index.h)
  *   A fixed-seed xorshift64* generator shuffles the ranks into a list L,
  *   identical on all ranks.  Rank r at position q in L spends turn
  *   t = 0..p-2 on L[q + 1 + t] and hears at turn t from L[q - 1 - t]
@@ -83,6 +83,7 @@
  */
 #include "algo.h"
 
+#include "../topo/index.h"
 #include "../util/util.h"
 
 #include <math.h>
@@ -167,17 +168,6 @@ static int stage(ch4coll_sched_t *s, const ch4coll_args_t *a, const a2a_t *v,
 
 /* ------------------------------------------------------------------ bruck */
 
-/* Blocks whose slot j < p has bit d set come in runs [base + d, base + 2d)
- * for base = 0, 2d, 4d, ...; the number of such slots. */
-static inline int bit_slots(int d, int p)
-{
-    int base, n = 0;
-
-    for (base = 0; base + d < p; base += 2 * d)
-        n += (base + 2 * d < p ? base + 2 * d : p) - (base + d);
-    return n;
-}
-
 static int join2(ch4coll_sched_t *s, int x, int y)
 {
     int d[2] = {x, y};
@@ -194,14 +184,15 @@ static int join2(ch4coll_sched_t *s, int x, int y)
 static int bruck_runs(ch4coll_sched_t *s, int t, int pk, int d, int p, size_t n,
                       int pack, const int *deps, int *v)
 {
-    int base, nv = 0;
+    int i, lo, hi, nv = 0;
     size_t pos = 0;
 
-    for (base = 0; base + d < p; base += 2 * d) {
-        int lo = base + d, hi = base + 2 * d < p ? base + 2 * d : p;
-        size_t len = (size_t) (hi - lo) * n;
-        ch4coll_ref_t tr = ch4coll_ref(t, (size_t) lo * n);
-        ch4coll_ref_t pr = ch4coll_ref(pk, pos);
+    for (i = 0; i < ch4coll_bruck_a2a_nruns(d, p); i++) {
+        size_t len;
+        ch4coll_ref_t tr, pr = ch4coll_ref(pk, pos);
+        ch4coll_bruck_a2a_run(d, p, i, &lo, &hi);
+        len = (size_t) (hi - lo) * n;
+        tr = ch4coll_ref(t, (size_t) lo * n);
         v[nv++] =
             ch4coll_sched_copy(s, pack ? tr : pr, pack ? pr : tr, len, 2, deps);
         pos += len;
@@ -214,15 +205,15 @@ static int bruck_rotate(ch4coll_sched_t *s, const ch4coll_args_t *a, int t)
 {
     int p = a->size, rank = a->rank, c0, c1 = -1;
     int src = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
+    int wrap = ch4coll_bruck_wrap(rank, p);
     size_t n = a->count;
 
-    c0 =
-        ch4coll_sched_copy(s, ch4coll_ref(src, (size_t) rank * n),
-                           ch4coll_ref(t, 0), (size_t) (p - rank) * n, 0, NULL);
-    if (rank > 0)
+    c0 = ch4coll_sched_copy(s, ch4coll_ref(src, (size_t) rank * n),
+                            ch4coll_ref(t, 0), (size_t) wrap * n, 0, NULL);
+    if (wrap < p)
         c1 = ch4coll_sched_copy(s, ch4coll_ref(src, 0),
-                                ch4coll_ref(t, (size_t) (p - rank) * n),
-                                (size_t) rank * n, 0, NULL);
+                                ch4coll_ref(t, (size_t) wrap * n),
+                                (size_t) (p - wrap) * n, 0, NULL);
     return join2(s, c0, c1);
 }
 
@@ -236,12 +227,12 @@ static int bruck_exchange(ch4coll_sched_t *s, const ch4coll_args_t *a, int t,
     size_t n = a->count;
 
     for (d = 1; d < p; d *= 2)
-        if (bit_slots(d, p) > maxc)
-            maxc = bit_slots(d, p);
+        if (ch4coll_bruck_a2a_nslots(d, p) > maxc)
+            maxc = ch4coll_bruck_a2a_nslots(d, p);
     sb = ch4coll_sched_scratch(s, (size_t) maxc * n);
     rb = ch4coll_sched_scratch(s, (size_t) maxc * n);
     for (d = 1; d < p; d *= 2) {
-        size_t bytes = (size_t) bit_slots(d, p) * n;
+        size_t bytes = (size_t) ch4coll_bruck_a2a_nslots(d, p) * n;
         int pk, rv;
         dep[0] = tdone;     /* slots written by the previous step */
         dep[1] = prev_send; /* S still being sent */
@@ -272,8 +263,9 @@ static void bruck_unrotate(ch4coll_sched_t *s, const ch4coll_args_t *a, int t,
     for (j = 1; j < p; j++)
         ch4coll_sched_copy(
             s, ch4coll_ref(t, (size_t) j * n),
-            ch4coll_ref(CH4COLL_BUF_RECV, (size_t) ((rank - j + p) % p) * n), n,
-            ch4coll_dep1(tdone, d), d);
+            ch4coll_ref(CH4COLL_BUF_RECV,
+                        (size_t) ch4coll_bruck_a2a_origin(rank, j, p) * n),
+            n, ch4coll_dep1(tdone, d), d);
 }
 
 int ch4coll_alltoall_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -356,34 +348,6 @@ int ch4coll_alltoallv_scattered(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* --------------------------------------------------------------- permuted */
 
-/* xorshift64* (Vigna): small, fast, the same sequence everywhere. */
-static inline uint64_t xorshift64s(uint64_t *x)
-{
-    *x ^= *x >> 12;
-    *x ^= *x << 25;
-    *x ^= *x >> 27;
-    return *x * UINT64_C(2685821657736338717);
-}
-
-/* list[0..p-1] = a shuffle of the ranks 0..p-1 (Fisher-Yates); the seed
- * depends only on p, so every rank draws the same list.  pos[r] is the
- * position of rank r in it. */
-static void permute_ranks(int p, int *list, int *pos)
-{
-    uint64_t x = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t) p;
-    int i;
-
-    for (i = 0; i < p; i++)
-        list[i] = i;
-    for (i = p - 1; i > 0; i--) {
-        int j = (int) (xorshift64s(&x) % (uint64_t) (i + 1)), tmp = list[i];
-        list[i] = list[j];
-        list[j] = tmp;
-    }
-    for (i = 0; i < p; i++)
-        pos[list[i]] = i;
-}
-
 /* Byte offset of piece i (0 <= i <= k) of a block of b bytes. */
 static inline size_t piece_off(size_t b, int k, int i)
 {
@@ -430,19 +394,20 @@ static int permuted_body(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (!list)
         return CH4COLL_ERR_NOMEM;
     pos = list + p;
-    permute_ranks(p, list, pos);
+    /* the seed depends only on p: every rank draws the same list */
+    ch4coll_perm_shuffle(p, ch4coll_perm_seed(p), list, pos);
     q = pos[a->rank];
     /* receives first, in turn order: at turn t the rank t + 1 places
      * before me in the list sends to me */
     for (t = 0; t < p - 1; t++) {
-        int src = list[(q - 1 - t + p) % p];
+        int src = ch4coll_perm_source(list, p, q, t);
         if (v->rc[src] > 0)
             permuted_pieces(s, 0, ch4coll_ref(CH4COLL_BUF_RECV, v->rd[src]),
                             v->rc[src], src, k, staged, NULL);
     }
     /* my sends: the ranks after me in the list, one turn each */
     for (t = 0; t < p - 1; t++) {
-        int dst = list[(q + 1 + t) % p];
+        int dst = ch4coll_perm_dest(list, p, q, t);
         if (v->sc[dst] > 0)
             permuted_pieces(s, 1, ch4coll_ref(src_buf, v->sd[dst]), v->sc[dst],
                             dst, k, staged, &chain);
@@ -505,7 +470,8 @@ double ch4coll_cost_alltoall_bruck(const ch4coll_args_t *a,
     if (a->count == 0)
         return 0.0;
     for (d = 1; d < p; d *= 2)
-        t += m->alpha + (double) bit_slots(d, p) * a->count * m->beta;
+        t += m->alpha +
+             (double) ch4coll_bruck_a2a_nslots(d, p) * a->count * m->beta;
     return t;
 }
 

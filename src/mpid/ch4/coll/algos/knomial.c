@@ -8,11 +8,12 @@
  * talks to k - 1 children per level, so the tree is ceil(log_k p) levels
  * deep instead of ceil(lg p).  Radix 2 is exactly the binomial tree.
  *
- * Tree: relative rank vr = (rank - root) mod p, written in base k.  The
- * parent of vr > 0 clears its lowest nonzero base-k digit; the children of
- * vr are vr + j m for j = 1..k-1 and the powers of k m below the weight of
- * that digit (below the smallest power of k >= p for the root), as long as
- * vr + j m < p.  The subtree of vr + j m is [vr + j m, vr + (j+1) m) cut at p.
+ * Tree (topo/trees.h): relative rank vr = (rank - root) mod p, written in
+ * base k.  The parent of vr > 0 clears its lowest nonzero base-k digit; the
+ * children of vr are vr + j m for j = 1..k-1 and the powers of k m below the
+ * weight of that digit (below the smallest power of k >= p for the root), as
+ * long as vr + j m < p.  The subtree of vr + j m is [vr + j m, vr + (j+1) m)
+ * cut at p.
  *
  * bcast    receive the whole message from the parent, then send it to the
  *          children, largest subtrees (largest m) first.
@@ -51,66 +52,13 @@
 #include "algo.h"
 
 #include "../topo/topo.h"
+#include "../topo/trees.h"
 #include "../util/util.h"
 
 #include <math.h>
 
 #define RADIX_MIN 2
 #define RADIX_MAX 64
-
-/* --------------------------------------------------- k-nomial arithmetic */
-
-/* Exclusive upper bound of the child offsets m of vr (a power of k): the
- * weight of vr's lowest nonzero base-k digit, or for the root the smallest
- * power of k >= p.  64-bit so that m * k cannot overflow. */
-static inline int64_t knomial_limit(int vr, int k, int p)
-{
-    int64_t m = 1;
-
-    if (vr == 0) {
-        while (m < p)
-            m *= k;
-        return m;
-    }
-    while (vr % (m * k) == 0)
-        m *= k;
-    return m;
-}
-
-/* Parent of vr > 0: vr with its lowest nonzero base-k digit cleared. */
-static inline int knomial_parent(int vr, int k)
-{
-    int64_t m;
-
-    if (vr == 0)
-        return -1;
-    m = knomial_limit(vr, k, 0);
-    return vr - (int) (((vr / m) % k) * m);
-}
-
-/* Number of children of vr. */
-static inline int knomial_nchildren(int vr, int k, int p)
-{
-    int64_t m, j;
-    int n = 0;
-
-    for (m = knomial_limit(vr, k, p) / k; m >= 1; m /= k)
-        for (j = 1; j < k && vr + j * m < p; j++)
-            n++;
-    return n;
-}
-
-/* The i-th child of vr in sending order (largest m first, then j). */
-static inline int knomial_child(int vr, int k, int p, int i)
-{
-    int64_t m, j;
-
-    for (m = knomial_limit(vr, k, p) / k; m >= 1; m /= k)
-        for (j = 1; j < k && vr + j * m < p; j++)
-            if (i-- == 0)
-                return (int) (vr + j * m);
-    return -1;
-}
 
 static int radix_ok(int64_t k)
 {
@@ -130,15 +78,16 @@ int ch4coll_bcast_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || p == 1)
         return CH4COLL_OK;
-    parent = knomial_parent(vr, k);
+    parent = ch4coll_knomial_parent(vr, k);
     if (parent >= 0)
         got = ch4coll_sched_recv(s, buf, a->count, ch4coll_abs(parent, root, p),
                                  0, 0, NULL);
-    nch = knomial_nchildren(vr, k, p);
+    nch = ch4coll_knomial_nchildren(vr, k, p);
     for (i = 0; i < nch; i++)
-        ch4coll_sched_send(s, buf, a->count,
-                           ch4coll_abs(knomial_child(vr, k, p, i), root, p), 0,
-                           ch4coll_dep1(got, d), d);
+        ch4coll_sched_send(
+            s, buf, a->count,
+            ch4coll_abs(ch4coll_knomial_child(vr, k, p, i), root, p), 0,
+            ch4coll_dep1(got, d), d);
     return CH4COLL_OK;
 }
 
@@ -148,13 +97,13 @@ int ch4coll_bcast_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
  * vertex after which the whole subtree has arrived. */
 static int barrier_gather(ch4coll_sched_t *s, int vr, int k, int p, int *heard)
 {
-    int nch = knomial_nchildren(vr, k, p), parent = knomial_parent(vr, k), i;
-    int all, d[1];
+    int nch = ch4coll_knomial_nchildren(vr, k, p);
+    int parent = ch4coll_knomial_parent(vr, k), i, all, d[1];
     ch4coll_ref_t none = ch4coll_ref(CH4COLL_BUF_RECV, 0);
 
     for (i = 0; i < nch; i++)
-        heard[i] = ch4coll_sched_recv(s, none, 0, knomial_child(vr, k, p, i), 0,
-                                      0, NULL);
+        heard[i] = ch4coll_sched_recv(
+            s, none, 0, ch4coll_knomial_child(vr, k, p, i), 0, 0, NULL);
     all = ch4coll_sched_sink(s, nch, heard);
     if (parent >= 0)
         ch4coll_sched_send(s, none, 0, parent, 0, ch4coll_dep1(all, d), d);
@@ -165,14 +114,14 @@ static int barrier_gather(ch4coll_sched_t *s, int vr, int k, int p, int *heard)
  * to the children. */
 static void barrier_release(ch4coll_sched_t *s, int vr, int k, int p, int all)
 {
-    int nch = knomial_nchildren(vr, k, p), parent = knomial_parent(vr, k), i;
-    int go = all, d[1];
+    int nch = ch4coll_knomial_nchildren(vr, k, p);
+    int parent = ch4coll_knomial_parent(vr, k), i, go = all, d[1];
     ch4coll_ref_t none = ch4coll_ref(CH4COLL_BUF_RECV, 0);
 
     if (parent >= 0)
         go = ch4coll_sched_recv(s, none, 0, parent, 0, 0, NULL);
     for (i = 0; i < nch; i++)
-        ch4coll_sched_send(s, none, 0, knomial_child(vr, k, p, i), 0,
+        ch4coll_sched_send(s, none, 0, ch4coll_knomial_child(vr, k, p, i), 0,
                            ch4coll_dep1(go, d), d);
 }
 
@@ -189,7 +138,7 @@ int ch4coll_barrier_tree(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (p == 1)
         return CH4COLL_OK;
     /* builder-time memory belongs to the builder */
-    heard = ch4coll_malloc((size_t) (knomial_nchildren(vr, k, p) + 1) *
+    heard = ch4coll_malloc((size_t) (ch4coll_knomial_nchildren(vr, k, p) + 1) *
                            sizeof *heard);
     if (!heard)
         return CH4COLL_ERR_NOMEM;
@@ -278,15 +227,6 @@ static double kn_up(int64_t s, int64_t lim, int k, double alpha)
     return port;
 }
 
-static int64_t kn_root_limit(int p, int k)
-{
-    int64_t lim = 1;
-
-    while (lim < p)
-        lim *= k;
-    return lim;
-}
-
 double ch4coll_cost_bcast_knomial(const ch4coll_args_t *a,
                                   const int64_t *params,
                                   const ch4coll_model_t *m)
@@ -297,7 +237,7 @@ double ch4coll_cost_bcast_knomial(const ch4coll_args_t *a,
         return HUGE_VAL;
     if (a->count == 0 || p == 1)
         return 0.0;
-    return kn_down(p, kn_root_limit(p, k), k,
+    return kn_down(p, ch4coll_knomial_limit(0, k, p), k,
                    m->alpha + (double) a->count * m->beta);
 }
 
@@ -305,7 +245,7 @@ double ch4coll_cost_barrier_tree(const ch4coll_args_t *a, const int64_t *params,
                                  const ch4coll_model_t *m)
 {
     int p = a->size, k = (int) params[0];
-    int64_t lim = kn_root_limit(p, k);
+    int64_t lim = ch4coll_knomial_limit(0, k, p);
 
     if (!radix_ok(params[0]))
         return HUGE_VAL;

@@ -12,11 +12,11 @@
  *
  * Broadcast.  The message is cut into chunks of at most `chunk` bytes.
  * Over relative ranks vr = (rank - root) mod p the tree is the binary heap
- * (parent (vr-1)/2, children 2vr+1 and 2vr+2).  A rank receives chunk c
- * from its parent and forwards it to its children as soon as it has it,
- * while chunk c+1 is already on its way: with k chunks and depth d =
- * floor(lg p), the last chunk leaves the root after k steps and reaches
- * the deepest leaf d steps later.
+ * of topo/trees.h (parent (vr-1)/2, children 2vr+1 and 2vr+2).  A rank
+ * receives chunk c from its parent and forwards it to its children as soon
+ * as it has it, while chunk c+1 is already on its way: with k chunks and
+ * depth d = floor(lg p), the last chunk leaves the root after k steps and
+ * reaches the deepest leaf d steps later.
  * Cost: the root sends every chunk twice, so chunk c reaches heap node i
  * (1-based, i = vr + 1) at 2c tau + h(i) tau, tau = alpha + chunk beta,
  * h(i) = floor(lg i) + popcount(i) - 1 (a second child waits for its
@@ -81,6 +81,7 @@
 #include "algo.h"
 
 #include "../topo/topo.h"
+#include "../topo/trees.h"
 
 #define MAX_CHUNKS (1 << 20)
 #define WINDOW     2
@@ -89,8 +90,8 @@ int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                     const int64_t *params)
 {
     int p = a->size, vr = ch4coll_rel(a->rank, a->root, p);
-    int parent = vr > 0 ? ch4coll_abs((vr - 1) / 2, a->root, p) : -1;
-    int kids[2], nkids = 0, k, c, j;
+    int up = ch4coll_heap_parent(vr), nkids = ch4coll_heap_nchildren(vr, p);
+    int parent = up >= 0 ? ch4coll_abs(up, a->root, p) : -1, kids[2], c, j;
     size_t n = a->count, chunk = (size_t) params[0], nchunks;
     int *got, *sent;
     int d[2];
@@ -102,9 +103,8 @@ int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if ((n + chunk - 1) / chunk > MAX_CHUNKS)
         chunk = (n + MAX_CHUNKS - 1) / MAX_CHUNKS;
     nchunks = (n + chunk - 1) / chunk;
-    for (k = 1; k <= 2; k++)
-        if (2 * vr + k < p)
-            kids[nkids++] = ch4coll_abs(2 * vr + k, a->root, p);
+    for (j = 0; j < nkids; j++)
+        kids[j] = ch4coll_abs(ch4coll_heap_child(vr, p, j), a->root, p);
     /* build-time memory: the last vertices per chunk (receive, sends) */
     got = ch4coll_malloc(nchunks * sizeof *got);
     sent = ch4coll_malloc(2 * nchunks * sizeof *sent);

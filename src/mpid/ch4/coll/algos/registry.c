@@ -141,6 +141,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "chain (streams 1) or s rotated spanning trees of an s-D virtual mesh, "
      "pipelined in chunks (BG/L 3.1); any p",
      ch4coll_cost_bcast_line},
+    {"two_tree",
+     CH4COLL_BCAST,
+     ch4coll_bcast_two_tree,
+     0,
+     1,
+     {{"chunk", 65536, 1, (int64_t) 1 << 40, "pipeline chunk in bytes"}},
+     "half the message pipelined down each of two binary trees, interior "
+     "in one = leaf in the other (Sanders/Speck/Traeff 2009); any p",
+     ch4coll_cost_bcast_two_tree},
     NATIVE(CH4COLL_BCAST),
 
     {"binomial",
