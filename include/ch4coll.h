@@ -73,8 +73,11 @@ CH4COLL_API int ch4coll_explain(const char *spec, char *out, size_t outlen);
 
 /* Rank the algorithms of a collective on the alpha-beta-gamma model: spec
  * "coll=allreduce,p=96,bytes=1048576[,algorithm=A[:k=v,...]][,root=R]
- * [,op=noncommutative][,alpha=S][,beta=S_PER_BYTE][,gamma=S_PER_BYTE]
- * [,replay=0]".  bytes = per-rank message (reductions: MPI_INT vector).
+ * [,op=noncommutative][,dist=D][,alpha=S][,beta=S_PER_BYTE]
+ * [,gamma=S_PER_BYTE][,replay=0]".  bytes = per-rank message (reductions:
+ * MPI_INT vector); dist = regular, broadcast, spike, half_full, linear or
+ * geometric gives v-collectives the block sizes of Träff et al. section 3
+ * with base size bytes.
  * Each applicable algorithm gets its closed-form time and, unless
  * replay=0, the time of its schedules replayed on the model, sorted, with
  * the lower bound.  Returns 0, or -1 with the error in out. */

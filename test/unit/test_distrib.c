@@ -43,18 +43,19 @@
 #include <string.h>
 
 #include "algos/algo.h"
+#include "topo/distrib.h"
 #include "sched/sched.h"
 #include "transport/loop.h"
 #include "transport/replay.h"
 
 enum {
-    D_REGULAR = 1,
-    D_BROADCAST,
-    D_SPIKE,
-    D_HALF_FULL,
-    D_LINEAR,
-    D_GEOMETRIC,
-    D_N = D_GEOMETRIC
+    D_REGULAR = CH4COLL_D_REGULAR,
+    D_BROADCAST = CH4COLL_D_BROADCAST,
+    D_SPIKE = CH4COLL_D_SPIKE,
+    D_HALF_FULL = CH4COLL_D_HALF_FULL,
+    D_LINEAR = CH4COLL_D_LINEAR,
+    D_GEOMETRIC = CH4COLL_D_GEOMETRIC,
+    D_N = CH4COLL_D_N
 };
 
 #define SENTINEL 0xA5
@@ -62,35 +63,7 @@ enum {
 /* The paper's distribution dist (1..6) with base size c: m[0..p-1]. */
 static void distrib_counts(int dist, int p, size_t c, size_t *m)
 {
-    int i;
-
-    for (i = 0; i < p; i++) {
-        switch (dist) {
-        case D_REGULAR:
-            m[i] = c;
-            break;
-        case D_BROADCAST:
-            m[i] = i == 0 ? c : 0;
-            break;
-        case D_SPIKE:
-            m[i] = i == 0 ? c / 2 : c / (2 * (size_t) (p - 1));
-            break;
-        case D_HALF_FULL:
-            m[i] = i % 2 == 0 ? 2 * c : 0;
-            break;
-        case D_LINEAR:
-            m[i] = p == 1 ? c : 2 * c * (size_t) (p - 1 - i) / (size_t) (p - 1);
-            break;
-        default: { /* geometric: rank i is in the group of 2^floor(lg(i+1)) */
-            int g = 1;
-            while (2 * g <= i + 1)
-                g *= 2;
-            m[i] =
-                p == 1 ? c : (size_t) ((double) c * p / (g * log2((double) p)));
-            break;
-        }
-        }
-    }
+    ch4coll_distrib_counts(dist, p, c, m);
 }
 
 static unsigned char byte_of(int r, size_t i)

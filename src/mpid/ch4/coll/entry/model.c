@@ -13,10 +13,11 @@
 #include "algos/algo.h"
 #include "ch4coll.h"
 #include "select/config.h"
+#include "topo/distrib.h"
 #include "transport/replay.h"
 
 typedef struct {
-    int coll, p, root, replay, noncomm;
+    int coll, p, root, replay, noncomm, dist;
     int64_t bytes;
     const ch4coll_algo_t *algo; /* NULL: all of the collective */
     int64_t params[CH4COLL_MAX_PARAMS];
@@ -95,6 +96,13 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
             }
         } else if (strcmp(kv, "algorithm") == 0) {
             algo = eq;
+        } else if (strcmp(kv, "dist") == 0) {
+            if (!(d->dist = ch4coll_distrib_from_name(eq))) {
+                snprintf(err, len,
+                         "dist: regular, broadcast, spike, half_full, "
+                         "linear or geometric");
+                return -1;
+            }
         } else if (strcmp(kv, "op") == 0) {
             if (strcmp(eq, "commutative") && strcmp(eq, "noncommutative")) {
                 snprintf(err, len, "op: commutative or noncommutative");
@@ -125,7 +133,7 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
         } else {
             snprintf(err, len,
                      "unknown key '%s' (coll, p, bytes, root, algorithm, op, "
-                     "alpha, beta, gamma, replay)",
+                     "dist, alpha, beta, gamma, replay)",
                      kv);
             return -1;
         }
@@ -151,7 +159,8 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
 }
 
 /* Regular call shape of `bytes` per rank (MPI_INT elements for
- * reductions, bytes for data movement). */
+ * reductions, bytes for data movement), or with dist= the block sizes of
+ * that distribution (v-collectives). */
 static void model_args(const model_spec_t *d, int rank, size_t *v,
                        ch4coll_args_t *a)
 {
@@ -169,9 +178,20 @@ static void model_args(const model_spec_t *d, int rank, size_t *v,
     a->op = MPI_SUM;
     a->elem = ch4coll_coll_is_reduction(d->coll) ? int_elem : byte_elem;
     a->count = (size_t) d->bytes / a->elem.size;
-    for (i = 0; i < d->p; i++) {
-        v[i] = a->count;
-        v[d->p + i] = (size_t) i * a->count;
+    if (d->dist) { /* Träff et al.'s distributions, base size = count */
+        size_t at = 0;
+        ch4coll_distrib_counts(d->dist, d->p, a->count, v);
+        for (i = 0; i < d->p; i++) {
+            v[d->p + i] = at;
+            at += v[i];
+        }
+        if (d->coll != CH4COLL_ALLTOALLV)
+            a->count = v[rank];
+    } else {
+        for (i = 0; i < d->p; i++) {
+            v[i] = a->count;
+            v[d->p + i] = (size_t) i * a->count;
+        }
     }
     a->counts = a->scounts = v;
     a->displs = a->sdispls = v + d->p;
