@@ -3,6 +3,7 @@
  * catalog, and schedule inspection (Graphviz) for ch4coll-info.
  */
 #include "ch4coll.h"
+#include "spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,44 +129,10 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
         snprintf(err, len, "rank and root must be below p");
         return -1;
     }
-    {
-        ch4coll_forced_t f;
-        if (ch4coll_parse_algorithm(d->coll, algo, &f, err, len) != CH4COLL_OK)
-            return -1;
-        if (!f.algo || ch4coll_algo_is_native(f.algo)) {
-            snprintf(err, len, "'%s' has no schedule to show", algo);
-            return -1;
-        }
-        d->algo = f.algo;
-        memcpy(d->params, f.params, sizeof f.params);
-    }
+    if (ch4coll_spec_algorithm(d->coll, algo, "show", &d->algo, d->params, err,
+                               len) != 0)
+        return -1;
     return 0;
-}
-
-/* Synthetic shape: regular blocks of count elements (MPI_INT, MPI_SUM
- * for reductions; count bytes for data movement). */
-static void dot_args(const dot_spec_t *d, int rank, size_t *v,
-                     ch4coll_args_t *a)
-{
-    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
-    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
-    int i;
-
-    memset(a, 0, sizeof *a);
-    a->coll = d->coll;
-    a->rank = rank;
-    a->size = d->p;
-    a->root = d->root;
-    a->count = (size_t) d->count;
-    a->commutative = 1;
-    a->op = MPI_SUM;
-    a->elem = ch4coll_coll_is_reduction(d->coll) ? int_elem : byte_elem;
-    for (i = 0; i < d->p; i++) {
-        v[i] = (size_t) d->count;
-        v[d->p + i] = (size_t) i * (size_t) d->count;
-    }
-    a->counts = a->scounts = v;
-    a->displs = a->sdispls = v + d->p;
 }
 
 static void dot_rank(FILE *f, const ch4coll_sched_t *s, int rank)
@@ -218,7 +185,7 @@ int ch4coll_dot(const char *spec, const char *path, char *err, size_t errlen)
     for (r = 0; r < d.p && rc == 0; r++) {
         if (d.rank >= 0 && r != d.rank)
             continue;
-        dot_args(&d, r, v, &a);
+        ch4coll_spec_args(d.coll, d.p, r, d.root, (size_t) d.count, 1, v, &a);
         if (ch4coll_sched_init(&s, &a.elem, a.op, r, d.p) != CH4COLL_OK ||
             d.algo->build(&s, &a, d.params) != CH4COLL_OK ||
             ch4coll_sched_commit(&s) != CH4COLL_OK) {

@@ -14,6 +14,7 @@
 #include "ch4coll.h"
 #include "select/config.h"
 #include "topo/distrib.h"
+#include "spec.h"
 #include "transport/replay.h"
 
 typedef struct {
@@ -144,17 +145,9 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
     }
     if (ch4coll_model_parse(mtext, &d->m, err, len) != 0)
         return -1;
-    if (algo) {
-        ch4coll_forced_t f;
-        if (ch4coll_parse_algorithm(d->coll, algo, &f, err, len) != CH4COLL_OK)
-            return -1;
-        if (!f.algo || ch4coll_algo_is_native(f.algo)) {
-            snprintf(err, len, "'%s' has no schedule to model", algo);
-            return -1;
-        }
-        d->algo = f.algo;
-        memcpy(d->params, f.params, sizeof f.params);
-    }
+    if (algo && ch4coll_spec_algorithm(d->coll, algo, "model", &d->algo,
+                                       d->params, err, len) != 0)
+        return -1;
     return 0;
 }
 
@@ -164,20 +157,12 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
 static void model_args(const model_spec_t *d, int rank, size_t *v,
                        ch4coll_args_t *a)
 {
-    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
-    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
     int i;
 
-    memset(a, 0, sizeof *a);
-    a->coll = d->coll;
-    a->rank = rank;
-    a->size = d->p;
-    a->root = d->root;
-    a->commutative = !d->noncomm;
-    a->op_builtin = !d->noncomm;
-    a->op = MPI_SUM;
-    a->elem = ch4coll_coll_is_reduction(d->coll) ? int_elem : byte_elem;
-    a->count = (size_t) d->bytes / a->elem.size;
+    /* the first call tells the element size, the second uses it */
+    ch4coll_spec_args(d->coll, d->p, rank, d->root, 0, !d->noncomm, v, a);
+    ch4coll_spec_args(d->coll, d->p, rank, d->root,
+                      (size_t) d->bytes / a->elem.size, !d->noncomm, v, a);
     if (d->dist) { /* Träff et al.'s distributions, base size = count */
         size_t at = 0;
         ch4coll_distrib_counts(d->dist, d->p, a->count, v);
@@ -187,14 +172,7 @@ static void model_args(const model_spec_t *d, int rank, size_t *v,
         }
         if (d->coll != CH4COLL_ALLTOALLV)
             a->count = v[rank];
-    } else {
-        for (i = 0; i < d->p; i++) {
-            v[i] = a->count;
-            v[d->p + i] = (size_t) i * a->count;
-        }
     }
-    a->counts = a->scounts = v;
-    a->displs = a->sdispls = v + d->p;
 }
 
 /* Replay al's schedules for all ranks: the simulated time, or < 0. */

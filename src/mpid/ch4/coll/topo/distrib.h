@@ -33,8 +33,8 @@ enum {
  * -> 1..6, or 0 if unknown. */
 static inline int ch4coll_distrib_from_name(const char *name)
 {
-    static const char *const names[] = {"regular", "broadcast", "spike",
-                                        "half_full", "linear", "geometric"};
+    static const char *const names[] = {"regular",   "broadcast", "spike",
+                                        "half_full", "linear",    "geometric"};
     int i;
 
     for (i = 0; i < CH4COLL_D_N; i++)
