@@ -15,6 +15,7 @@
  *   alltoall       (p-1) n beta    (every rank sends p-1 blocks)
  *   scan, exscan   n beta + n gamma
  *   barrier        latency only
+ * A call without data costs nothing (every rank may return at once).
  * The three terms are bounded separately and added, as in the reference;
  * no algorithm reaches all three at once, so a ratio to this bound of 1.1
  * to 1.5 is already good.
@@ -45,6 +46,9 @@ double ch4coll_lower_bound(const ch4coll_args_t *a, const ch4coll_model_t *m)
     double sz = (double) a->elem.size;
 
     if (p == 1)
+        return 0;
+    /* no data to move: only a barrier still synchronises */
+    if (a->coll != CH4COLL_BARRIER && n == 0 && (!a->counts || total_v(a) == 0))
         return 0;
     switch (a->coll) {
     case CH4COLL_BCAST:
