@@ -586,34 +586,70 @@ static int compare(const hz_case_t *c, world_t *w, int r, char *err, size_t len)
     return 0;
 }
 
+/* The parts of a run every case needs: v-arrays, the per-rank buffer
+ * pointer arrays (entries NULL), p schedules and the parameters. */
+static void world_open(const hz_case_t *c, world_t *w, ch4coll_sched_t **s,
+                       ch4coll_sched_t ***sp, int64_t *params)
+{
+    int p = c->p;
+
+    memset(w, 0, sizeof *w);
+    w->p = p;
+    setup_v(c, w);
+    w->sbuf = xcalloc((size_t) p * sizeof *w->sbuf);
+    w->rbuf = xcalloc((size_t) p * sizeof *w->rbuf);
+    w->sinit = xcalloc((size_t) p * sizeof *w->sinit);
+    w->exp = xcalloc((size_t) p * sizeof *w->exp);
+    w->care = xcalloc((size_t) p * sizeof *w->care);
+    *s = xcalloc((size_t) p * sizeof **s);
+    *sp = xcalloc((size_t) p * sizeof **sp);
+    if (c->params)
+        memcpy(params, c->params, CH4COLL_MAX_PARAMS * sizeof *params);
+    else
+        ch4coll_algo_default_params(c->algo, params);
+}
+
+/* Build and commit every rank's schedule; 0, or -1 with the failing rank
+ * in err.  *formula (if not NULL) gets the cost function at the root. */
+static int build_all(const hz_case_t *c, world_t *w, ch4coll_sched_t *s,
+                     ch4coll_sched_t **sp, const int64_t *params,
+                     const ch4coll_model_t *m, double *formula, char *err,
+                     size_t errlen)
+{
+    int r, rc = 0;
+
+    for (r = 0; r < c->p && rc == 0; r++) {
+        ch4coll_args_t a;
+        make_args(c, w, r, &a);
+        if (formula && c->algo->cost && r == c->root)
+            *formula = c->algo->cost(&a, params, m);
+        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, c->p) != CH4COLL_OK ||
+            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
+            snprintf(err, errlen, "building rank %d failed: %s", r,
+                     ch4coll_strerror(s[r].status));
+            rc = -1;
+        }
+        sp[r] = &s[r];
+    }
+    return rc;
+}
+
 int hz_run(const hz_case_t *c, char *err, size_t errlen)
 {
     world_t w;
     ch4coll_sched_t *s;
     ch4coll_sched_t **sp;
     ch4coll_loop_t *loop;
-    int p = c->p, r, rc = 0, run, runs = c->runs > 0 ? c->runs : 1;
+    int p = c->p, r, rc, run, runs = c->runs > 0 ? c->runs : 1;
     int64_t params[CH4COLL_MAX_PARAMS];
     size_t unit;
     char msg[1024];
 
-    memset(&w, 0, sizeof w);
-    w.p = p;
+    world_open(c, &w, &s, &sp, params);
     unit = ch4coll_coll_is_reduction(c->algo->coll) ? ext_of(c->dtype) : 1;
-    setup_v(c, &w);
-    w.sbuf = xcalloc((size_t) p * sizeof *w.sbuf);
-    w.rbuf = xcalloc((size_t) p * sizeof *w.rbuf);
-    w.sinit = xcalloc((size_t) p * sizeof *w.sinit);
-    w.exp = xcalloc((size_t) p * sizeof *w.exp);
-    w.care = xcalloc((size_t) p * sizeof *w.care);
     w.ssz = xcalloc((size_t) p * sizeof *w.ssz);
     w.rsz = xcalloc((size_t) p * sizeof *w.rsz);
-    s = xcalloc((size_t) p * sizeof *s);
-    sp = xcalloc((size_t) p * sizeof *sp);
-    if (c->params)
-        memcpy(params, c->params, sizeof params);
-    else
-        ch4coll_algo_default_params(c->algo, params);
     for (r = 0; r < p; r++) {
         sizes(c, &w, r, &w.ssz[r], &w.rsz[r]);
         w.sbuf[r] = xcalloc(w.ssz[r] * unit + 64);
@@ -627,18 +663,7 @@ int hz_run(const hz_case_t *c, char *err, size_t errlen)
         w.ssz[r] *= unit;
         w.rsz[r] *= unit;
     }
-    for (r = 0; r < p && rc == 0; r++) {
-        ch4coll_args_t a;
-        make_args(c, &w, r, &a);
-        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, p) != CH4COLL_OK ||
-            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
-            ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
-            snprintf(err, errlen, "building rank %d failed: %s", r,
-                     ch4coll_strerror(s[r].status));
-            rc = -1;
-        }
-        sp[r] = &s[r];
-    }
+    rc = build_all(c, &w, s, sp, params, NULL, NULL, err, errlen);
     loop = ch4coll_loop_create(p, c->eager);
     for (run = 0; run < runs && rc == 0; run++) {
         uint64_t before;
@@ -687,40 +712,13 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
     world_t w;
     ch4coll_sched_t *s;
     ch4coll_sched_t **sp;
-    int p = c->p, r, rc = 0;
+    int p = c->p, r, rc;
     int64_t params[CH4COLL_MAX_PARAMS];
 
-    memset(&w, 0, sizeof w);
-    w.p = p;
-    setup_v(c, &w);
-    /* no data: world_free() frees these NULL entries */
-    w.sbuf = xcalloc((size_t) p * sizeof *w.sbuf);
-    w.rbuf = xcalloc((size_t) p * sizeof *w.rbuf);
-    w.sinit = xcalloc((size_t) p * sizeof *w.sinit);
-    w.exp = xcalloc((size_t) p * sizeof *w.exp);
-    w.care = xcalloc((size_t) p * sizeof *w.care);
-    s = xcalloc((size_t) p * sizeof *s);
-    sp = xcalloc((size_t) p * sizeof *sp);
-    if (c->params)
-        memcpy(params, c->params, sizeof params);
-    else
-        ch4coll_algo_default_params(c->algo, params);
+    world_open(c, &w, &s, &sp, params); /* no data: buffers stay NULL */
     if (formula)
         *formula = -1;
-    for (r = 0; r < p && rc == 0; r++) {
-        ch4coll_args_t a;
-        make_args(c, &w, r, &a);
-        if (formula && c->algo->cost && r == c->root)
-            *formula = c->algo->cost(&a, params, m);
-        if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, p) != CH4COLL_OK ||
-            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
-            ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
-            snprintf(err, errlen, "building rank %d failed: %s", r,
-                     ch4coll_strerror(s[r].status));
-            rc = -1;
-        }
-        sp[r] = &s[r];
-    }
+    rc = build_all(c, &w, s, sp, params, m, formula, err, errlen);
     if (rc == 0 && ch4coll_replay(sp, p, m, t, err, errlen) != CH4COLL_OK)
         rc = -1;
     for (r = 0; r < p; r++)

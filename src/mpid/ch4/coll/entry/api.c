@@ -73,7 +73,8 @@ typedef struct {
 
 static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
 {
-    char buf[512], *kv, *save = NULL, *eq;
+    char buf[512], *kv, *eq, *cur;
+    int more;
     const char *algo = NULL;
     int64_t v;
 
@@ -81,17 +82,10 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
     d->coll = -1;
     d->rank = -1;
     d->count = 4;
-    if (strlen(spec) >= sizeof buf) {
-        snprintf(err, len, "spec too long");
+    if (ch4coll_spec_copy(buf, sizeof buf, spec, err, len) != 0)
         return -1;
-    }
-    strcpy(buf, spec);
-    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        if (!(eq = strchr(kv, '='))) {
-            snprintf(err, len, "'%s' is not key=value", kv);
-            return -1;
-        }
-        *eq++ = '\0';
+    cur = buf;
+    while ((more = ch4coll_spec_next(&cur, &kv, &eq, err, len)) > 0) {
         if (strcmp(kv, "coll") == 0) {
             if ((d->coll = ch4coll_coll_from_name(eq)) < 0) {
                 snprintf(err, len, "unknown collective '%s'", eq);
@@ -121,6 +115,8 @@ static int parse_spec(const char *spec, dot_spec_t *d, char *err, size_t len)
             return -1;
         }
     }
+    if (more < 0)
+        return -1;
     if (d->coll < 0 || !algo || d->p < 1) {
         snprintf(err, len, "coll=, algorithm= and p= are required");
         return -1;
@@ -235,7 +231,8 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
                         ch4coll_selin_t *comm, int64_t *bytes, char *file,
                         size_t flen, char *err, size_t len)
 {
-    char buf[512], *kv, *save = NULL, *eq;
+    char buf[512], *kv, *eq, *cur;
+    int more;
     int64_t v, ppn = 0, nodes = 0;
 
     memset(a, 0, sizeof *a);
@@ -244,17 +241,10 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
     a->commutative = a->op_builtin = 1;
     *bytes = 0;
     file[0] = '\0';
-    if (strlen(spec) >= sizeof buf) {
-        snprintf(err, len, "spec too long");
+    if (ch4coll_spec_copy(buf, sizeof buf, spec, err, len) != 0)
         return -1;
-    }
-    strcpy(buf, spec);
-    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        if (!(eq = strchr(kv, '='))) {
-            snprintf(err, len, "'%s' is not key=value", kv);
-            return -1;
-        }
-        *eq++ = '\0';
+    cur = buf;
+    while ((more = ch4coll_spec_next(&cur, &kv, &eq, err, len)) > 0) {
         if (strcmp(kv, "coll") == 0) {
             if ((a->coll = ch4coll_coll_from_name(eq)) < 0) {
                 snprintf(err, len, "unknown collective '%s'", eq);
@@ -303,6 +293,8 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
             return -1;
         }
     }
+    if (more < 0)
+        return -1;
     if (a->coll < 0 || a->size < 1 || a->root >= a->size) {
         snprintf(err, len, "coll= and comm_size= (>= 1, > root) are required");
         return -1;

@@ -71,7 +71,8 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
 
 static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
 {
-    char buf[512], *kv, *save = NULL, *eq;
+    char buf[512], *kv, *eq, *cur;
+    int more;
     const char *algo = NULL;
     char mtext[256] = "";
     int64_t v;
@@ -79,17 +80,10 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
     memset(d, 0, sizeof *d);
     d->coll = -1;
     d->replay = 1;
-    if (strlen(spec) >= sizeof buf) {
-        snprintf(err, len, "spec too long");
+    if (ch4coll_spec_copy(buf, sizeof buf, spec, err, len) != 0)
         return -1;
-    }
-    strcpy(buf, spec);
-    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        if (!(eq = strchr(kv, '='))) {
-            snprintf(err, len, "'%s' is not key=value", kv);
-            return -1;
-        }
-        *eq++ = '\0';
+    cur = buf;
+    while ((more = ch4coll_spec_next(&cur, &kv, &eq, err, len)) > 0) {
         if (strcmp(kv, "coll") == 0) {
             if ((d->coll = ch4coll_coll_from_name(eq)) < 0) {
                 snprintf(err, len, "unknown collective '%s'", eq);
@@ -139,6 +133,8 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
             return -1;
         }
     }
+    if (more < 0)
+        return -1;
     if (d->coll < 0 || d->p < 1 || d->p > (1 << 16) || d->root >= d->p) {
         snprintf(err, len, "coll= and p= (1..65536, > root) are required");
         return -1;

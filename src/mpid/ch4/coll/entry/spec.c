@@ -8,6 +8,40 @@
 
 #include "select/config.h"
 
+int ch4coll_spec_copy(char *buf, size_t size, const char *spec, char *err,
+                      size_t len)
+{
+    if (strlen(spec) >= size) {
+        snprintf(err, len, "spec too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    return 0;
+}
+
+int ch4coll_spec_next(char **cursor, char **key, char **val, char *err,
+                      size_t len)
+{
+    char *kv = *cursor, *end, *eq;
+
+    while (*kv == ',')
+        kv++;
+    if (*kv == '\0')
+        return 0;
+    end = strchr(kv, ',');
+    if (end)
+        *end++ = '\0';
+    *cursor = end ? end : kv + strlen(kv);
+    if (!(eq = strchr(kv, '='))) {
+        snprintf(err, len, "'%s' is not key=value", kv);
+        return -1;
+    }
+    *eq = '\0';
+    *key = kv;
+    *val = eq + 1;
+    return 1;
+}
+
 int ch4coll_spec_algorithm(int coll, const char *text, const char *what,
                            const ch4coll_algo_t **algo, int64_t *params,
                            char *err, size_t len)

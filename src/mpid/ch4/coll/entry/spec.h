@@ -10,6 +10,16 @@
 
 #include "algos/algo.h"
 
+/* Copy spec into buf (size bytes); -1 with "spec too long" in err. */
+int ch4coll_spec_copy(char *buf, size_t size, const char *spec, char *err,
+                      size_t len);
+
+/* The next "key=value" of a comma-separated copy at *cursor (which it
+ * advances and cuts): 1 with *key and *val set, 0 at the end, -1 with
+ * "'X' is not key=value" in err. */
+int ch4coll_spec_next(char **cursor, char **key, char **val, char *err,
+                      size_t len);
+
 /* "name[:k=v,...]" of collective coll into *algo and params; native and
  * unknown names are errors ("'NAME' has no schedule to WHAT").  0 or -1
  * with the reason in err. */
