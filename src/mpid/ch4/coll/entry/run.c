@@ -643,7 +643,9 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
                              ch4coll_comm_next_tag(c, e->sched.ntags),
                              &ch4coll_transport_pmpi, &c->dup);
-    if (rc == CH4COLL_OK)
+    /* one message and a core of our own: block in the host MPI */
+    if (rc == CH4COLL_OK &&
+        !(!c->yield && ch4coll_sched_run_direct(&e->sched, &rc)))
         rc = wait_done(&e->sched, c->yield);
     if (rc == CH4COLL_OK && io->staged && need_recv_stage(io) && io->r_out)
         rc = move_side(&rv, (void *) call->rcv.buf, e->stage[1], 1);

@@ -471,6 +471,26 @@ int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
     }
 }
 
+int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc)
+{
+    const ch4coll_vtx_t *v;
+
+    if (s->nv != 1 || !s->tp->send || !s->tp->recv)
+        return 0;
+    v = &s->vtx[0];
+    if (v->kind == CH4COLL_V_SEND)
+        *rc = s->tp->send(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
+                          v->peer, s->tag_base + v->tag);
+    else if (v->kind == CH4COLL_V_RECV)
+        *rc = s->tp->recv(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
+                          v->peer, s->tag_base + v->tag);
+    else
+        return 0;
+    if (*rc == CH4COLL_OK)
+        s->ndone = s->nv;
+    return 1;
+}
+
 const char *ch4coll_vkind_name(int kind)
 {
     static const char *names[] = {"send", "recv",  "reduce",

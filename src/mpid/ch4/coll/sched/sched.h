@@ -181,6 +181,13 @@ int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
  * some vertex was issued or completed. */
 int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed);
 
+/* A started schedule that is one send or one receive, on a transport with
+ * blocking operations: do it now, blocking, and return 1 (*rc: status);
+ * else 0 and nothing happened.  Saves the request and the test loop of the
+ * smallest collectives (bcast at p = 2); the caller uses it only where
+ * blocking inside the host MPI is acceptable (not oversubscribed). */
+int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc);
+
 static inline int ch4coll_sched_done(const ch4coll_sched_t *s)
 {
     return s->ndone == s->nv;

@@ -93,6 +93,28 @@ int ch4coll_typed_copy(const void *src, void *dst, size_t count,
                : CH4COLL_ERR_MPI;
 }
 
+static int pmpi_send(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag)
+{
+    if (count > INT_MAX)
+        return CH4COLL_ERR_COUNT;
+    return PMPI_Send(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx) ==
+                   MPI_SUCCESS
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
+}
+
+static int pmpi_recv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag)
+{
+    if (count > INT_MAX)
+        return CH4COLL_ERR_COUNT;
+    return PMPI_Recv(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
+                     MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? CH4COLL_OK
+               : CH4COLL_ERR_MPI;
+}
+
 const ch4coll_transport_t ch4coll_transport_pmpi = {
-    "pmpi",     sizeof(MPI_Request), pmpi_isend,
-    pmpi_irecv, pmpi_testsome,       pmpi_reduce};
+    "pmpi",        sizeof(MPI_Request), pmpi_isend, pmpi_irecv,
+    pmpi_testsome, pmpi_reduce,         pmpi_send,  pmpi_recv};

@@ -42,6 +42,13 @@ struct ch4coll_transport {
      * order of MPI_Reduce_local: "in" holds the lower ranks' data). */
     int (*reduce)(void *ctx, const void *in, void *inout, size_t count,
                   MPI_Datatype dt, MPI_Op op);
+
+    /* Optional (NULL: not offered): a blocking send / receive, for
+     * schedules that are one message (ch4coll_sched_run_direct). */
+    int (*send)(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                int peer, int tag);
+    int (*recv)(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer,
+                int tag);
 };
 
 extern const ch4coll_transport_t ch4coll_transport_pmpi;
