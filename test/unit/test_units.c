@@ -570,7 +570,8 @@ static int rec_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 static const ch4coll_transport_t rec_transport = {
-    "rec", sizeof(int32_t), rec_isend, rec_irecv, rec_testsome, rec_reduce};
+    "rec",        sizeof(int32_t), rec_isend, rec_irecv,
+    rec_testsome, rec_reduce,      NULL,      NULL};
 
 /*
  * Rank 0: v0 recv t0 | v1 send t1 after v0 | v2 recv t2 after v1 | v3 send
