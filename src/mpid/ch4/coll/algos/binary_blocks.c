@@ -109,6 +109,7 @@
  *      2 <-> 3) and in {4, 5}; rank 6 has everything from 4 and 5.
  */
 #include "algo.h"
+#include "fold.h"
 
 #include "../topo/blocks.h"
 #include "hazard.h"
@@ -193,13 +194,6 @@ static ch4coll_ref_t partial(bb_t *b, size_t elem)
     return b->mine_ro ? at(b, b->in_buf, elem) : acc_at(b, elem);
 }
 
-static ch4coll_ref_t tmp_at(bb_t *b)
-{
-    if (b->tmp < 0)
-        b->tmp = ch4coll_sched_scratch(b->s, b->tmp_len);
-    return at(b, b->tmp, 0);
-}
-
 /* Global rank of local rank l of block i. */
 static int grank(const bb_t *b, int i, int l)
 {
@@ -213,29 +207,12 @@ static int grank(const bb_t *b, int i, int l)
  */
 static int fold_in(bb_t *b, int peer, int lower, size_t off, size_t len)
 {
-    ch4coll_sched_t *s = b->s;
-    int comm = b->a->commutative, d[2], got, v;
-    ch4coll_ref_t acc = acc_at(b, off), mine = at(b, b->in_buf, off);
+    ch4coll_fold_t f = {b->a->commutative, b->mine_ro,   &b->tmp,
+                        b->tmp_len,        &b->tmp_free, b->last_fold};
+    ch4coll_ref_t acc = acc_at(b, off); /* allocates acc before tmp */
 
-    if (b->mine_ro && (!lower || comm)) {
-        /* acc is still unused: receive into it, acc = mine op acc */
-        got = ch4coll_sched_recv(s, acc, len, peer, TAG_HALVE, 0, NULL);
-        return ch4coll_sched_reduce(s, mine, acc, len, 1, &got);
-    }
-    got = ch4coll_sched_recv(s, tmp_at(b), len, peer, TAG_HALVE,
-                             ch4coll_dep1(b->tmp_free, d), d);
-    if (b->mine_ro) { /* lower, non-commutative: acc = tmp op mine */
-        d[0] = ch4coll_sched_copy(s, mine, acc, len, 0, NULL);
-        d[1] = got;
-        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
-    }
-    d[0] = got;
-    d[1] = b->last_fold;
-    if (lower || comm) /* acc = tmp op acc */
-        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
-    /* acc = acc op tmp, formed in tmp and copied back */
-    v = ch4coll_sched_reduce(s, acc, tmp_at(b), len, 2, d);
-    return b->tmp_free = ch4coll_sched_copy(s, tmp_at(b), acc, len, 1, &v);
+    return ch4coll_fold_in(b->s, &f, at(b, b->in_buf, off), acc, peer,
+                           TAG_HALVE, lower, len);
 }
 
 /* Step 1: recursive halving, distance doubling, inside my block. */

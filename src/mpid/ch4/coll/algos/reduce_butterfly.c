@@ -59,6 +59,7 @@
  * sends u0-1 to new 1, which is rank 2 and now holds u0..u3.
  */
 #include "algo.h"
+#include "fold.h"
 
 #include "../topo/topo.h"
 
@@ -109,13 +110,6 @@ static ch4coll_ref_t at(const rb_t *b, int buf, size_t elem)
     return ch4coll_ref(buf, ch4coll_eoff(b->a, elem));
 }
 
-static ch4coll_ref_t tmp_at(rb_t *b)
-{
-    if (b->tmp < 0)
-        b->tmp = ch4coll_sched_scratch(b->s, b->tmp_len);
-    return at(b, b->tmp, 0);
-}
-
 /*
  * Receive the partner's partial of [off, off+len) and fold it into acc in
  * rank order (the partner's ranks are all below mine if lower, else all
@@ -123,29 +117,12 @@ static ch4coll_ref_t tmp_at(rb_t *b)
  */
 static int fold_in(rb_t *b, int peer, int lower, size_t off, size_t len)
 {
-    ch4coll_sched_t *s = b->s;
-    int comm = b->a->commutative, d[2], got, v;
-    ch4coll_ref_t acc = at(b, b->acc, off), mine = at(b, b->in_buf, off);
+    ch4coll_fold_t f = {b->a->commutative, b->mine_ro,   &b->tmp,
+                        b->tmp_len,        &b->tmp_free, b->last_fold};
+    ch4coll_ref_t acc = at(b, b->acc, off);
 
-    if (b->mine_ro && (!lower || comm)) {
-        /* acc is still unused: receive into it, acc = mine op acc */
-        got = ch4coll_sched_recv(s, acc, len, peer, 0, 0, NULL);
-        return ch4coll_sched_reduce(s, mine, acc, len, 1, &got);
-    }
-    got = ch4coll_sched_recv(s, tmp_at(b), len, peer, 0,
-                             ch4coll_dep1(b->tmp_free, d), d);
-    if (b->mine_ro) { /* lower, non-commutative: acc = tmp op mine */
-        d[0] = ch4coll_sched_copy(s, mine, acc, len, 0, NULL);
-        d[1] = got;
-        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
-    }
-    d[0] = got;
-    d[1] = b->last_fold;
-    if (lower || comm) /* acc = tmp op acc */
-        return b->tmp_free = ch4coll_sched_reduce(s, tmp_at(b), acc, len, 2, d);
-    /* acc = acc op tmp, formed in tmp and copied back */
-    v = ch4coll_sched_reduce(s, acc, tmp_at(b), len, 2, d);
-    return b->tmp_free = ch4coll_sched_copy(s, tmp_at(b), acc, len, 1, &v);
+    return ch4coll_fold_in(b->s, &f, at(b, b->in_buf, off), acc, peer, 0, lower,
+                           len);
 }
 
 /* Step 1 at a rank that stays: fold in the removed partner's vector. */
