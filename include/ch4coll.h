@@ -45,6 +45,7 @@ typedef struct {
     int nparams;
     const char *param_names[4];
     int64_t param_defaults[4], param_min[4], param_max[4];
+    int node_aware; /* follows the node map (smp, node_ring, ...) */
 } ch4coll_algorithm_info_t;
 
 CH4COLL_API int ch4coll_algorithm_count(void);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "transport/loop.h"
+#include "select/select.h"
 #include "transport/replay.h"
 
 #define MOD  1000003
@@ -159,6 +160,8 @@ typedef struct {
     size_t *stot, *rtot;
     unsigned char **sbuf, **rbuf, **sinit, **exp, **care;
     size_t *ssz, *rsz;
+    int *node_of; /* virtual placement (hz_case_t.ppn > 0) */
+    ch4coll_locality_t loc;
 } world_t;
 
 static size_t irr(size_t n, int j)
@@ -231,6 +234,7 @@ static void world_free(world_t *w)
     free(w->rd);
     free(w->stot);
     free(w->rtot);
+    free(w->node_of);
 }
 
 /* Sizes of every rank's buffers (units: elements or bytes). */
@@ -516,6 +520,8 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
     a->root = c->root;
     a->count = c->n;
     a->inplace = c->inplace;
+    a->loc = c->ppn > 0 ? &w->loc : NULL;
+    a->subselect = ch4coll_select_sub;
     if (coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
         coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
         coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV)
@@ -596,6 +602,16 @@ static void world_open(const hz_case_t *c, world_t *w, ch4coll_sched_t **s,
     memset(w, 0, sizeof *w);
     w->p = p;
     setup_v(c, w);
+    if (c->ppn > 0) {
+        int r, *tmp = xcalloc((size_t) p * sizeof *tmp);
+        w->node_of = xcalloc((size_t) p * sizeof *w->node_of);
+        for (r = 0; r < p; r++)
+            w->node_of[r] = ch4coll_virtual_node(r, p, c->ppn, c->map);
+        w->loc.nodes = ch4coll_nodes_normalise(p, w->node_of, tmp);
+        w->loc.consecutive = ch4coll_nodes_consecutive(p, w->node_of);
+        w->loc.node_of = w->node_of;
+        free(tmp);
+    }
     w->sbuf = xcalloc((size_t) p * sizeof *w->sbuf);
     w->rbuf = xcalloc((size_t) p * sizeof *w->rbuf);
     w->sinit = xcalloc((size_t) p * sizeof *w->sinit);

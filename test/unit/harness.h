@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "algos/algo.h"
+#include "topo/nodes.h"
 
 enum { HZ_INT_SUM, HZ_PAIR_AFF, HZ_VEC_AFF, HZ_VEC_SUM, HZ_NTYPES };
 
@@ -39,6 +40,8 @@ typedef struct {
     int dtype; /* reductions only */
     int eager; /* loop transport mode */
     int runs;  /* run the built schedules this many times */
+    int ppn;   /* > 0: ranks on virtual nodes of ppn ranks (args.loc) */
+    int map;   /* CH4COLL_MAP_BLOCK or CH4COLL_MAP_CYCLIC */
 } hz_case_t;
 
 /* Create the MPI datatypes and ops (after MPI_Init). */

@@ -85,8 +85,9 @@ static size_t case_n(int coll, int p, int small)
 static int row(const ch4coll_algo_t *al, int p, int root, int small, char *out,
                size_t outlen)
 {
-    hz_case_t c = {al,         NULL, p, case_n(al->coll, p, small), root, 0,
-                   HZ_INT_SUM, 0,    1};
+    hz_case_t c = {al,   NULL, p,          case_n(al->coll, p, small),
+                   root, 0,    HZ_INT_SUM, 0,
+                   1,    0,    0};
     char err[512];
     double t, f, ratio;
     int bad;
@@ -169,7 +170,7 @@ START_TEST(test_two_tree_example)
     const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "two_tree");
     const ch4coll_model_t *m = &ch4coll_model_default;
     int64_t params[CH4COLL_MAX_PARAMS] = {1000};
-    hz_case_t c = {al, params, 6, 8000, 0, 0, 0, 0, 1};
+    hz_case_t c = {al, params, 6, 8000, 0, 0, 0, 0, 1, 0, 0};
     double t, f, want = 11 * (m->alpha + 1000 * m->beta);
     char err[512];
 
@@ -193,8 +194,8 @@ START_TEST(test_two_tree_bandwidth)
 
     ck_assert_ptr_nonnull(al);
     for (i = 0; i < 2; i++) {
-        hz_case_t c = {al, params, ps[i], (size_t) 16 << 20, ps[i] / 2, 0,
-                       0,  0,      1};
+        hz_case_t c = {al, params, ps[i], (size_t) 16 << 20, ps[i] / 2, 0, 0, 0,
+                       1,  0,      0};
         ch4coll_args_t a = {0};
         double t, f, lb;
         ck_assert_msg(hz_model(&c, m, &t, &f, err, sizeof err) == 0, "%s", err);

@@ -2362,6 +2362,44 @@ START_TEST(test_default)
 }
 END_TEST
 
+/* An inner step's choice: the process tree on a flat communicator of
+ * inner.size ranks, never a composition, and the forced CVAR of the
+ * collective is not consulted (it names the outer algorithm). */
+START_TEST(test_select_sub)
+{
+    ch4coll_config_t saved = ch4coll_config;
+    const ch4coll_algo_t *al = NULL;
+    int64_t params[CH4COLL_MAX_PARAMS];
+    ch4coll_args_t a;
+    int c, p;
+
+    ch4coll_select_finalize(); /* the embedded default */
+    ch4coll_config.forced[CH4COLL_ALLREDUCE].algo =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "native");
+    for (p = 1; p <= 40; p++)
+        for (c = 0; c < CH4COLL_NCOLL; c++) {
+            memset(&a, 0, sizeof a);
+            a.coll = c;
+            a.size = p;
+            a.count = c == CH4COLL_BARRIER ? 0 : 1000;
+            a.elem = ch4coll_coll_is_reduction(c) ? int_elem : byte_elem;
+            a.op = MPI_SUM;
+            a.commutative = 1;
+            a.op_builtin = 1;
+            if (c == CH4COLL_ALLGATHERV || c == CH4COLL_REDUCE_SCATTER ||
+                c == CH4COLL_ALLTOALLV || c == CH4COLL_GATHERV ||
+                c == CH4COLL_SCATTERV)
+                continue; /* v-arrays: covered through the builders */
+            ck_assert_int_eq(ch4coll_select_sub(&a, &al, params), 0);
+            ck_assert_int_eq(al->coll, c);
+            ck_assert(!ch4coll_algo_is_native(al));
+            ck_assert_str_ne(al->name, "smp");
+        }
+    ch4coll_config = saved;
+    ch4coll_select_finalize();
+}
+END_TEST
+
 /* ============================================================= corpus */
 
 START_TEST(test_corpus_bad)
@@ -2587,6 +2625,7 @@ static Suite *select_suite(void)
 
     tc = tcase_create("files");
     tcase_add_test(tc, test_default);
+    tcase_add_test(tc, test_select_sub);
     tcase_add_test(tc, test_corpus_bad);
     tcase_add_test(tc, test_corpus_good);
     tcase_add_test(tc, test_corpus_good_decisions);

@@ -11,6 +11,11 @@
  * parameter at its minimum, between minimum and default, and above the default
  * (p <= 32). CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind
  * runs).
+ *
+ * Algorithms that follow the node map (CH4COLL_F_NODES, and those that need
+ * several nodes) are swept again on virtual nodes: ppn 1, 2, 3, 4, 8,
+ * block and cyclic placement (the last node smaller where ppn does not
+ * divide p), p = 1..17, 24, 32, 61, 64, roots on different nodes.
  */
 #include <check.h>
 #include <mpi.h>
@@ -72,8 +77,8 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
                         if ((al->restrictions & CH4COLL_R_COMMUTATIVE) &&
                             (dt == HZ_PAIR_AFF || dt == HZ_VEC_AFF))
                             continue; /* applicable() refuses these */
-                        hz_case_t c = {al, NULL, p, counts[ci], roots[ri],
-                                       ip, dt,   0, 1};
+                        hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
+                                       dt, 0,      1, 0,          0};
                         cases++;
                         if (hz_run(&c, err, sizeof err) != 0) {
                             if (fails++ < 5)
@@ -118,6 +123,91 @@ static int sweep_params(const ch4coll_algo_t *al)
     return fails;
 }
 
+/* Whether the algorithm applies on this placement with this op, as
+ * selection would ask. */
+static int node_case_applies(const hz_case_t *c)
+{
+    ch4coll_locality_t loc;
+    ch4coll_args_t a;
+    int node_of[64], tmp[64], r;
+    const char *why;
+
+    for (r = 0; r < c->p; r++)
+        node_of[r] = ch4coll_virtual_node(r, c->p, c->ppn, c->map);
+    loc.nodes = ch4coll_nodes_normalise(c->p, node_of, tmp);
+    loc.consecutive = ch4coll_nodes_consecutive(c->p, node_of);
+    loc.node_of = node_of;
+    memset(&a, 0, sizeof a);
+    a.coll = c->algo->coll;
+    a.size = c->p;
+    a.commutative = c->dtype == HZ_INT_SUM || c->dtype == HZ_VEC_SUM ||
+                    !ch4coll_coll_is_reduction(a.coll);
+    a.loc = &loc;
+    return ch4coll_algo_applicable(c->algo, &a, &why);
+}
+
+static const int ppnlist[] = {1, 2, 3, 4, 8};
+
+/* One placement: counts {1, p+1, large}, three roots, in place and not,
+ * every element type; returns the failed cases, counts them in *cases. */
+static int sweep_placement(const ch4coll_algo_t *al, int p, int ppn, int map,
+                           int *cases)
+{
+    size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
+    int roots[3] = {0, p / 2, p - 1}, ci, ri, ip, dt, fails = 0;
+    int nroots = is_rooted(al->coll) ? 3 : 1;
+    int nip = has_inplace(al->coll) ? 2 : 1;
+    int ndt = ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
+    char err[2048];
+
+    for (ci = 0; ci < 3; ci++)
+        for (ri = 0; ri < nroots; ri++)
+            for (ip = 0; ip < nip; ip++)
+                for (dt = 0; dt < ndt; dt++) {
+                    hz_case_t c = {al, NULL, p, counts[ci], roots[ri], ip,
+                                   dt, 0,    1, ppn,        map};
+                    if (!node_case_applies(&c))
+                        continue;
+                    (*cases)++;
+                    if (hz_run(&c, err, sizeof err) != 0 && fails++ < 3)
+                        fprintf(stderr,
+                                "FAIL %s/%s p=%d ppn=%d %s n=%zu root=%d "
+                                "inplace=%d dtype=%d: %s\n",
+                                ch4coll_coll_name(al->coll), al->name, p, ppn,
+                                map ? "cyclic" : "block", counts[ci], roots[ri],
+                                ip, dt, err);
+                }
+    return fails;
+}
+
+/* One algorithm on every virtual placement; returns the failed cases. */
+static int sweep_nodes(const ch4coll_algo_t *al)
+{
+    static const int ppnlist[] = {1, 2, 3, 4, 8};
+    int np = (int) (sizeof plist / sizeof plist[0]);
+    int pi, k, map, fails = 0, cases = 0;
+
+    for (pi = 0; pi < np && plist[pi] <= (quick() ? 17 : 64); pi++)
+        for (k = 0; k < 5; k++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
+                fails +=
+                    sweep_placement(al, plist[pi], ppnlist[k], map, &cases);
+    fprintf(stderr, "sweep %s/%s on virtual nodes: %d cases, %d failed\n",
+            ch4coll_coll_name(al->coll), al->name, cases, fails);
+    return fails;
+}
+
+START_TEST(test_registry_nodes)
+{
+    const ch4coll_algo_t *al = &ch4coll_algos[_i];
+
+    if (al->build == NULL ||
+        !(al->restrictions & (CH4COLL_F_NODES | CH4COLL_R_NODES)))
+        return;
+    ck_assert_int_eq(sweep_nodes(al), 0);
+}
+END_TEST
+
 START_TEST(test_registry_entry)
 {
     const ch4coll_algo_t *al = &ch4coll_algos[_i];
@@ -140,6 +230,7 @@ int main(int argc, char **argv)
     hz_setup();
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_registry_entry, 0, ch4coll_nalgos);
+    tcase_add_loop_test(tc, test_registry_nodes, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -66,6 +66,7 @@
 #include "topo/blocks.h"
 #include "topo/index.h"
 #include "topo/mesh.h"
+#include "topo/nodes.h"
 #include "topo/topo.h"
 #include "topo/trees.h"
 #include "transport/loop.h"
@@ -427,6 +428,65 @@ static int reaches(const ch4coll_sched_t *s, int u, int v)
  * they name it (unlike MPICH gentran, where a vertex without dependencies
  * added after a fence implicitly depends on it).
  */
+/* A view translates peers, tags, the user buffers and start dependencies
+ * of the builder it wraps; join waits for the step's last vertices. */
+START_TEST(test_sched_view)
+{
+    static const int peers[2] = {3, 1};
+    ch4coll_elem_t e = {MPI_BYTE, 1, 1, 0, 1, 1};
+    ch4coll_sched_t s;
+    ch4coll_view_t v;
+    int first, a, b, j, dep;
+
+    ck_assert_int_eq(ch4coll_sched_init(&s, &e, MPI_OP_NULL, 1, 4), 0);
+    a = ch4coll_sched_scratch(&s, 64);
+    dep = ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                             ch4coll_ref(a, 0), 8, 0, NULL);
+    memset(&v, 0, sizeof v);
+    v.peers = peers;
+    v.size = 2;
+    v.tag_base = 5;
+    v.io[0] = ch4coll_ref(a, 16);
+    v.io[1] = ch4coll_ref(CH4COLL_BUF_RECV, 100);
+    v.ndeps = 1;
+    v.deps = &dep;
+    ch4coll_sched_push_view(&s, &v);
+    first = s.nv;
+    ck_assert_int_eq(ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 2), 4,
+                                        0, 1, 0, NULL),
+                     first);
+    b = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 8), 4, 0, 0, 1,
+                           &first);
+    ch4coll_sched_set_ntags(&s, 3);
+    /* a peer outside the view is an error, not a wrap-around */
+    ck_assert_int_eq(ch4coll_sched_pop_view(&s), 3);
+    ck_assert_int_eq(s.ntags, 1); /* the outer count is the builder's */
+    ck_assert_int_eq(s.vtx[first].peer, 3);
+    ck_assert_int_eq(s.vtx[first].tag, 6);
+    ck_assert_int_eq(s.vtx[first].a.buf, a);
+    ck_assert_int_eq((int) s.vtx[first].a.off, 18);
+    ck_assert_int_eq(s.vtx[first].n_in, 1); /* the view's start dependency */
+    ck_assert_int_eq(s.deps[s.vtx[first].in_first], dep);
+    ck_assert_int_eq(s.vtx[b].a.buf, CH4COLL_BUF_RECV);
+    ck_assert_int_eq((int) s.vtx[b].a.off, 108);
+    ck_assert_int_eq(s.vtx[b].n_in, 1); /* its own dependency only */
+    ck_assert_int_eq(s.deps[s.vtx[b].in_first], first);
+    j = ch4coll_sched_join(&s, first);
+    ck_assert_int_eq(s.vtx[j].kind, CH4COLL_V_SINK);
+    ck_assert_int_eq(s.vtx[j].n_in, 1); /* only the recv is terminal */
+    ck_assert_int_eq(s.deps[s.vtx[j].in_first], b);
+    ck_assert_int_eq(ch4coll_sched_join(&s, s.nv), -1);
+    /* outside the view peers are checked against the schedule again */
+    ch4coll_sched_push_view(&s, &v);
+    ck_assert_int_lt(ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1,
+                                        2, 0, 0, NULL),
+                     0);
+    ch4coll_sched_pop_view(&s);
+    ck_assert_int_eq(s.status, CH4COLL_ERR_ARG);
+    ch4coll_sched_destroy(&s);
+}
+END_TEST
+
 START_TEST(test_sched_fence)
 {
     size_t n = 5;
@@ -1194,6 +1254,29 @@ START_TEST(test_config_load)
     ck_assert_ptr_null(ch4coll_config.forced[CH4COLL_ALLREDUCE].algo);
     ch4coll_config = saved;
     ch4coll_log_level = saved_level;
+}
+END_TEST
+
+/* The virtual placement variables: values, and bad values keep defaults. */
+START_TEST(test_config_virtual)
+{
+    ch4coll_config_t saved = ch4coll_config;
+
+    setenv("MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "3", 1);
+    setenv("MPIR_CVAR_CH4COLL_VIRTUAL_MAP", "cyclic", 1);
+    ck_assert_int_eq(ch4coll_config_load(), 0);
+    ck_assert_int_eq(ch4coll_config.virtual_ppn, 3);
+    ck_assert_int_eq(ch4coll_config.virtual_map, CH4COLL_MAP_CYCLIC);
+    setenv("MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "-1", 1);
+    setenv("MPIR_CVAR_CH4COLL_VIRTUAL_MAP", "round", 1);
+    ch4coll_config.virtual_ppn = 0;
+    ch4coll_config.virtual_map = CH4COLL_MAP_BLOCK;
+    ck_assert_int_eq(ch4coll_config_load(), 2);
+    ck_assert_int_eq(ch4coll_config.virtual_ppn, 0);
+    ck_assert_int_eq(ch4coll_config.virtual_map, CH4COLL_MAP_BLOCK);
+    unsetenv("MPIR_CVAR_CH4COLL_VIRTUAL_PPN");
+    unsetenv("MPIR_CVAR_CH4COLL_VIRTUAL_MAP");
+    ch4coll_config = saved;
 }
 END_TEST
 
@@ -2002,6 +2085,62 @@ START_TEST(test_topo_blocks)
 }
 END_TEST
 
+/* Virtual placements, normalisation, consecutiveness and the node order
+ * against brute force. */
+START_TEST(test_topo_nodes)
+{
+    int p, ppn, map, i, j;
+    int node_of[130], tmp[130], order[130], first[131], seen[130];
+
+    for (p = 1; p <= 129; p++)
+        for (ppn = 1; ppn <= 9; ppn++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++) {
+                int nodes, want = (p + ppn - 1) / ppn, big = 0, small = p;
+                for (i = 0; i < p; i++)
+                    node_of[i] = ch4coll_virtual_node(i, p, ppn, map);
+                nodes = ch4coll_nodes_normalise(p, node_of, tmp);
+                ck_assert_int_eq(nodes, want);
+                ck_assert_int_eq(node_of[0], 0);
+                for (i = 1; i < p; i++) { /* first appearance order */
+                    int m = 0;
+                    for (j = 0; j < i; j++)
+                        m = node_of[j] > m ? node_of[j] : m;
+                    ck_assert(node_of[i] <= m + 1);
+                }
+                ck_assert_int_eq(ch4coll_nodes_consecutive(p, node_of),
+                                 map == CH4COLL_MAP_BLOCK || nodes == 1 ||
+                                     nodes == p);
+                ch4coll_node_order(p, node_of, nodes, order, first);
+                ck_assert_int_eq(first[0], 0);
+                ck_assert_int_eq(first[nodes], p);
+                memset(seen, 0, sizeof seen);
+                for (j = 0; j < nodes; j++) {
+                    int n = first[j + 1] - first[j];
+                    big = n > big ? n : big;
+                    small = n < small ? n : small;
+                    for (i = first[j]; i < first[j + 1]; i++) {
+                        ck_assert_int_eq(node_of[order[i]], j);
+                        if (i > first[j])
+                            ck_assert_int_lt(order[i - 1], order[i]);
+                        seen[order[i]]++;
+                    }
+                }
+                for (i = 0; i < p; i++)
+                    ck_assert_int_eq(seen[i], 1);
+                ck_assert_int_le(big, ppn); /* no node over ppn ranks */
+                if (map == CH4COLL_MAP_CYCLIC)
+                    ck_assert_int_le(big - small, 1);
+            }
+    /* host-style labels (a node's lowest rank) */
+    for (i = 0; i < 10; i++)
+        node_of[i] = i % 3 == 2 ? 2 : i < 5 ? 0 : 5;
+    ck_assert_int_eq(ch4coll_nodes_normalise(10, node_of, tmp), 3);
+    ck_assert_int_eq(node_of[2], 1);
+    ck_assert_int_eq(node_of[5], 1);
+    ck_assert_int_eq(node_of[6], 2);
+}
+END_TEST
+
 /* delta_expo_max: the paper's examples, brute force, and the selection
  * predicate's own function (select/predicates.c). */
 START_TEST(test_topo_blocks_delta)
@@ -2068,12 +2207,6 @@ START_TEST(test_topo_halving_ranges)
         }
 }
 END_TEST
-
-/* register in the "topo" tcase:
-    tcase_add_test(tc, test_topo_blocks);
-    tcase_add_test(tc, test_topo_blocks_delta);
-    tcase_add_test(tc, test_topo_halving_ranges);
-*/
 
 /*
  * reduce pipelined_bintree's in-order tree, read off the schedules of all
@@ -2483,6 +2616,7 @@ static Suite *units_suite(void)
     tcase_add_loop_test(tc, test_sched_bad_dep, 0, 3);
     tcase_add_test(tc, test_sched_bad_tag);
     tcase_add_test(tc, test_sched_fence);
+    tcase_add_test(tc, test_sched_view);
     tcase_add_test(tc, test_sched_chain);
     tcase_add_test(tc, test_sched_issue_order);
     tcase_add_test(tc, test_sched_scratch_at_commit);
@@ -2514,6 +2648,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_parse_int64_leading_space);
     tcase_add_test(tc, test_parse_algorithm);
     tcase_add_test(tc, test_config_load);
+    tcase_add_test(tc, test_config_virtual);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("topo");
@@ -2530,6 +2665,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_mesh_cycle);
     tcase_add_test(tc, test_mesh_cycle_brute);
     tcase_add_test(tc, test_topo_blocks);
+    tcase_add_test(tc, test_topo_nodes);
     tcase_add_test(tc, test_topo_blocks_delta);
     tcase_add_test(tc, test_topo_halving_ranges);
     tcase_add_test(tc, test_topo_inorder_reduce_tree);

@@ -58,6 +58,27 @@ static inline int ch4coll_coll_is_reduction(int coll)
            coll == CH4COLL_EXSCAN;
 }
 
+/* Where the ranks run (entry/comm.c computes it once per communicator,
+ * from the host or from MPIR_CVAR_CH4COLL_VIRTUAL_PPN). */
+typedef struct {
+    int nodes;          /* nodes the communicator spans */
+    int consecutive;    /* the ranks of every node are contiguous */
+    const int *node_of; /* node of each rank, 0..nodes-1 numbered in order
+                         * of first appearance */
+} ch4coll_locality_t;
+
+struct ch4coll_args;
+struct ch4coll_algo;
+
+/* How a composition chooses the algorithm of an inner step (the leaders'
+ * collective of smp): the selection tree for the inner call's shape, on a
+ * communicator of one rank per node.  Fills *al and params (registry
+ * defaults where the tree gives none); returns 0, or -1 for "use your own
+ * default". */
+typedef int (*ch4coll_subselect_fn)(const struct ch4coll_args *inner,
+                                    const struct ch4coll_algo **al,
+                                    int64_t *params);
+
 /* The shape of one call on one rank. */
 typedef struct ch4coll_args {
     int coll; /* ch4coll_coll_t */
@@ -76,7 +97,9 @@ typedef struct ch4coll_args {
     ch4coll_elem_t elem; /* MPI_BYTE for data movement */
     MPI_Op op;
     int commutative;
-    int op_builtin; /* a predefined op (selection input) */
+    int op_builtin;                 /* a predefined op (selection input) */
+    const ch4coll_locality_t *loc;  /* NULL: one rank per node */
+    ch4coll_subselect_fn subselect; /* NULL: compositions use defaults */
 } ch4coll_args_t;
 
 /* Parameters: int64 values, declared per algorithm with range and default. */
@@ -90,7 +113,14 @@ typedef struct {
 
 /* Restrictions, checked by ch4coll_algo_applicable(). */
 enum {
-    CH4COLL_R_COMMUTATIVE = 1 << 0 /* needs a commutative op */
+    CH4COLL_R_COMMUTATIVE = 1 << 0, /* needs a commutative op */
+    CH4COLL_R_NODES = 1 << 1,       /* needs several nodes, one with more
+                                     * than one rank */
+    CH4COLL_R_ORDERED = 1 << 2,     /* needs a commutative op unless the
+                                     * nodes are consecutive */
+    CH4COLL_F_NODES = 1 << 3        /* not a restriction: the schedule
+                                     * follows args.loc (tests sweep it
+                                     * over placements) */
 };
 
 typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -109,9 +139,14 @@ typedef struct {
     double alpha; /* seconds per message */
     double beta;  /* seconds per byte transferred */
     double gamma; /* seconds per byte reduced */
+    /* Two link classes (when the call has a locality, args.loc): alpha and
+     * beta are between nodes, these between two ranks of one node. */
+    double alpha_node;
+    double beta_node;
 } ch4coll_model_t;
 
-/* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster. */
+/* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster;
+ * inside a node 0.5 us and 20 GB/s. */
 extern const ch4coll_model_t ch4coll_model_default;
 
 /* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset; the rest from

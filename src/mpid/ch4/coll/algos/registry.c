@@ -66,7 +66,8 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
-const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10};
+const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10, 5e-7,
+                                               5e-11};
 
 /* the chunk parameter shared by the ring reductions */
 #define CHUNK_PARAM                                                            \
@@ -564,8 +565,20 @@ int ch4coll_algo_is_native(const ch4coll_algo_t *al)
 int ch4coll_algo_applicable(const ch4coll_algo_t *al, const ch4coll_args_t *a,
                             const char **why)
 {
+    int nodes = a->loc ? a->loc->nodes : a->size;
+
     if ((al->restrictions & CH4COLL_R_COMMUTATIVE) && !a->commutative) {
         *why = "needs a commutative op";
+        return 0;
+    }
+    if ((al->restrictions & CH4COLL_R_NODES) &&
+        (nodes < 2 || nodes >= a->size)) {
+        *why = "needs several nodes with several ranks on one";
+        return 0;
+    }
+    if ((al->restrictions & CH4COLL_R_ORDERED) && !a->commutative &&
+        !(a->loc && a->loc->consecutive)) {
+        *why = "needs a commutative op or node-consecutive ranks";
         return 0;
     }
     *why = NULL;

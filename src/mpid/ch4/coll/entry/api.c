@@ -52,6 +52,8 @@ int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out)
     out->name = al->name;
     out->description = al->desc;
     out->commutative_only = (al->restrictions & CH4COLL_R_COMMUTATIVE) != 0;
+    out->node_aware =
+        (al->restrictions & (CH4COLL_F_NODES | CH4COLL_R_NODES)) != 0;
     out->nparams = al->nparams;
     for (j = 0; j < al->nparams; j++) {
         out->param_names[j] = al->params[j].name;

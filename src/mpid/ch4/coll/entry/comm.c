@@ -164,35 +164,42 @@ static int want_yield(void)
 }
 
 /* Locality summary: node of every rank (numbered in order of first
- * appearance), nodes, node-consecutive, hierarchy.  Collective over dup. */
+ * appearance), nodes, node-consecutive, hierarchy.  Collective over dup
+ * unless virtual nodes are asked for (MPIR_CVAR_CH4COLL_VIRTUAL_PPN). */
 static int detect_locality(ch4coll_comm_t *c)
 {
     MPI_Comm node;
-    int leader = c->rank, i, p = c->size, provided;
+    int leader = c->rank, i, p = c->size, provided, *tmp;
+    int ppn = ch4coll_config.virtual_ppn;
     ch4coll_selin_t *s = &c->sel;
 
     c->node_of = ch4coll_malloc((size_t) p * sizeof *c->node_of);
-    if (!c->node_of)
+    tmp = ch4coll_malloc((size_t) p * sizeof *tmp);
+    if (!c->node_of || !tmp) {
+        ch4coll_free(tmp);
         return CH4COLL_ERR_NOMEM;
-    if (PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, c->rank,
-                             MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return CH4COLL_ERR_MPI;
-    PMPI_Bcast(&leader, 1, MPI_INT, 0, node); /* lowest rank of the node */
-    PMPI_Comm_free(&node);
-    PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
-    /* leader ranks -> node indices in order of first appearance */
-    s->nodes = 0;
-    for (i = 0; i < p; i++) {
-        int lead = c->node_of[i]; /* lead <= i: already renumbered */
-        c->node_of[i] = lead == i ? s->nodes++ : c->node_of[lead];
     }
-    /* consecutive: every step stays on the node or opens the next one */
-    s->node_consecutive = 1;
-    for (i = 1; i < p; i++)
-        if (c->node_of[i] != c->node_of[i - 1] &&
-            c->node_of[i] != c->node_of[i - 1] + 1)
-            s->node_consecutive = 0;
+    if (ppn > 0) {
+        for (i = 0; i < p; i++)
+            c->node_of[i] =
+                ch4coll_virtual_node(i, p, ppn, ch4coll_config.virtual_map);
+    } else {
+        if (PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, c->rank,
+                                 MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+            ch4coll_free(tmp);
+            return CH4COLL_ERR_MPI;
+        }
+        PMPI_Bcast(&leader, 1, MPI_INT, 0, node); /* lowest rank of the node */
+        PMPI_Comm_free(&node);
+        PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
+    }
+    s->nodes = ch4coll_nodes_normalise(p, c->node_of, tmp);
+    ch4coll_free(tmp);
+    s->node_consecutive = ch4coll_nodes_consecutive(p, c->node_of);
     s->hierarchy = s->nodes == p ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
+    c->loc.nodes = s->nodes;
+    c->loc.consecutive = s->node_consecutive;
+    c->loc.node_of = c->node_of;
     PMPI_Query_thread(&provided);
     s->multi_threaded = provided == MPI_THREAD_MULTIPLE;
     return CH4COLL_OK;

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "../sched/cache.h"
+#include "../algos/algo.h"
 #include "../select/tree.h"
 
 typedef struct ch4coll_comm {
@@ -23,10 +24,11 @@ typedef struct ch4coll_comm {
     int tag, tag_ub; /* next tag of the per-call sequence */
     int yield;       /* yield the core when idle */
     ch4coll_cache_t cache;
-    size_t *vbuf;        /* 4 * size entries */
-    int *node_of;        /* node index of every rank (first seen) */
-    ch4coll_selin_t sel; /* communicator part of selection inputs */
-    ch4coll_tree_t tree; /* the selection tree pruned for it */
+    size_t *vbuf;           /* 4 * size entries */
+    int *node_of;           /* node index of every rank (first seen) */
+    ch4coll_locality_t loc; /* nodes and node_of, as builders see them */
+    ch4coll_selin_t sel;    /* communicator part of selection inputs */
+    ch4coll_tree_t tree;    /* the selection tree pruned for it */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
 

@@ -54,14 +54,17 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
             return -1;
         }
         *eq++ = '\0';
-        dst = strcmp(kv, "alpha") == 0   ? &m->alpha
-              : strcmp(kv, "beta") == 0  ? &m->beta
-              : strcmp(kv, "gamma") == 0 ? &m->gamma
-                                         : NULL;
+        dst = strcmp(kv, "alpha") == 0        ? &m->alpha
+              : strcmp(kv, "beta") == 0       ? &m->beta
+              : strcmp(kv, "gamma") == 0      ? &m->gamma
+              : strcmp(kv, "alpha_node") == 0 ? &m->alpha_node
+              : strcmp(kv, "beta_node") == 0  ? &m->beta_node
+                                              : NULL;
         if (!dst || parse_double(eq, dst) != 0) {
             snprintf(err, len,
-                     "model: '%s=%s': keys alpha, beta, gamma (seconds, "
-                     "seconds per byte), non-negative numbers",
+                     "model: '%s=%s': keys alpha, beta, gamma, alpha_node, "
+                     "beta_node (seconds, seconds per byte), non-negative "
+                     "numbers",
                      kv, eq);
             return -1;
         }

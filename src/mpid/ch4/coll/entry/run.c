@@ -391,6 +391,8 @@ static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->root = is_rooted(call->coll) ? call->root : 0;
     a->inplace = in_place(call, c->rank);
     a->op = MPI_OP_NULL;
+    a->loc = &c->loc;
+    a->subselect = ch4coll_select_sub;
     if (ch4coll_coll_is_reduction(call->coll))
         ok = shape_reduction(c, call, a);
     else

@@ -74,7 +74,57 @@ void ch4coll_sched_destroy(ch4coll_sched_t *s)
 
 void ch4coll_sched_set_ntags(ch4coll_sched_t *s, int ntags)
 {
-    s->ntags = ntags > 0 ? ntags : 1;
+    if (s->view)
+        s->view_ntags = ntags > 0 ? ntags : 1;
+    else
+        s->ntags = ntags > 0 ? ntags : 1;
+}
+
+void ch4coll_sched_push_view(ch4coll_sched_t *s, const ch4coll_view_t *v)
+{
+    if (s->view)
+        fail(s, CH4COLL_ERR_ARG);
+    s->view = v;
+    s->view_ntags = 1;
+}
+
+int ch4coll_sched_pop_view(ch4coll_sched_t *s)
+{
+    s->view = NULL;
+    return s->view_ntags;
+}
+
+int ch4coll_sched_join(ch4coll_sched_t *s, int first)
+{
+    int n = s->nv - first, i, j, k = 0, id;
+    int32_t *mark;
+
+    if (s->status != CH4COLL_OK || n <= 0)
+        return -1;
+    mark = ch4coll_calloc((size_t) n, sizeof *mark);
+    if (!mark)
+        return fail(s, CH4COLL_ERR_NOMEM);
+    for (i = first; i < s->nv; i++)
+        for (j = 0; j < s->vtx[i].n_in; j++)
+            if (s->deps[s->vtx[i].in_first + j] >= first)
+                mark[s->deps[s->vtx[i].in_first + j] - first] = 1;
+    for (i = 0; i < n; i++)
+        if (!mark[i])
+            mark[k++] = first + i; /* k <= i: overwrites only seen marks */
+    id = ch4coll_sched_sink(s, k, mark);
+    ch4coll_free(mark);
+    return id;
+}
+
+/* The view's translation of a buffer reference. */
+static ch4coll_ref_t view_ref(const ch4coll_sched_t *s, ch4coll_ref_t r)
+{
+    if (s->view && (r.buf == CH4COLL_BUF_SEND || r.buf == CH4COLL_BUF_RECV)) {
+        ch4coll_ref_t base = s->view->io[r.buf];
+        r.buf = base.buf;
+        r.off += base.off;
+    }
+    return r;
 }
 
 int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
@@ -102,6 +152,16 @@ int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
     return s->nbufs++;
 }
 
+/* Dependencies that name a vertex (negative ones are ignored). */
+static int valid_deps(int ndeps, const int *deps)
+{
+    int i, n = 0;
+
+    for (i = 0; i < ndeps; i++)
+        n += deps[i] >= 0;
+    return n;
+}
+
 /* Append a vertex with its dependency list; returns its id or -1. */
 static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto, int ndeps,
                       const int *deps)
@@ -113,6 +173,10 @@ static int add_vertex(ch4coll_sched_t *s, const ch4coll_vtx_t *proto, int ndeps,
         return -1;
     if (s->committed)
         return fail(s, CH4COLL_ERR_ARG);
+    if (s->view && valid_deps(ndeps, deps) == 0) {
+        ndeps = s->view->ndeps; /* a first vertex of the step */
+        deps = s->view->deps;
+    }
     if (s->nv == s->cap_v) {
         int cap = s->cap_v ? 2 * s->cap_v : 16;
         ch4coll_vtx_t *nvtx =
@@ -158,6 +222,13 @@ static int add_p2p(ch4coll_sched_t *s, int kind, ch4coll_ref_t buf,
 {
     ch4coll_vtx_t v = {0};
 
+    if (s->view) {
+        if (peer < 0 || peer >= s->view->size)
+            return fail(s, CH4COLL_ERR_ARG);
+        peer = s->view->peers[peer];
+        tag += s->view->tag_base;
+        buf = view_ref(s, buf);
+    }
     if (!check_ref(s, buf) || peer < 0 || peer >= s->size || tag < 0)
         return fail(s, CH4COLL_ERR_ARG);
     v.kind = (uint8_t) kind;
@@ -185,6 +256,8 @@ static int add_local(ch4coll_sched_t *s, int kind, ch4coll_ref_t a,
 {
     ch4coll_vtx_t v = {0};
 
+    a = view_ref(s, a);
+    b = view_ref(s, b);
     if (!check_ref(s, a) || !check_ref(s, b))
         return fail(s, CH4COLL_ERR_ARG);
     v.kind = (uint8_t) kind;

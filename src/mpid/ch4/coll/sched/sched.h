@@ -92,14 +92,39 @@ typedef struct {
 
 #define CH4COLL_REQ_MAX 16 /* bytes of the largest transport request */
 
+/*
+ * A view lets a composition (algos/smp.c) run an ordinary builder on a
+ * subset of the ranks, as if it were a communicator of its own.  While a
+ * view is pushed the verbs translate what the inner builder says:
+ *
+ *   peer        sub rank -> peers[peer] (a rank of the schedule)
+ *   tag         + tag_base (the composition gives each step its own tags)
+ *   SEND, RECV  -> io[0], io[1] plus the inner offset (scratch buffers the
+ *               inner builder asks for are ordinary scratch)
+ *   no deps     -> deps[0..ndeps) (the step waits for the previous one)
+ *
+ * Views do not nest.  The inner builder's ch4coll_sched_set_ntags() is
+ * recorded, and ch4coll_sched_pop_view() returns it.
+ */
+typedef struct {
+    const int *peers; /* size entries */
+    int size;
+    int tag_base;
+    ch4coll_ref_t io[2];
+    int ndeps;
+    const int *deps;
+} ch4coll_view_t;
+
 typedef struct ch4coll_sched {
     /* built by the verbs */
     ch4coll_vtx_t *vtx;
     int nv, cap_v;
     int32_t *deps; /* in-edges of all vertices, flat */
     int ndeps, cap_deps;
-    int last_fence; /* vertex id of the latest fence, or -1 */
-    int status;     /* sticky build error */
+    int last_fence;             /* vertex id of the latest fence, or -1 */
+    int status;                 /* sticky build error */
+    const ch4coll_view_t *view; /* pushed view, or NULL */
+    int view_ntags;             /* tags the viewed builder declared */
 
     /* fixed at init */
     ch4coll_elem_t elem;
@@ -168,6 +193,15 @@ static inline int ch4coll_dep1(int dep, int *buf)
     buf[0] = dep;
     return dep >= 0 ? 1 : 0;
 }
+
+/* Build through view v until the matching pop (v must outlive it). */
+void ch4coll_sched_push_view(ch4coll_sched_t *s, const ch4coll_view_t *v);
+/* End the view; returns the number of tags the inner builder used. */
+int ch4coll_sched_pop_view(ch4coll_sched_t *s);
+
+/* A sink depending on every vertex from first on that no later vertex
+ * depends on: "all of that step is done".  -1 if there is no such vertex. */
+int ch4coll_sched_join(ch4coll_sched_t *s, int first);
 
 /* Freeze the DAG: CSR edges, scratch and run-time arrays. */
 int ch4coll_sched_commit(ch4coll_sched_t *s);

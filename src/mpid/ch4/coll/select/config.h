@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../algos/algo.h"
+#include "../topo/nodes.h"
 
 enum { CH4COLL_FALLBACK_WARN, CH4COLL_FALLBACK_SILENT, CH4COLL_FALLBACK_ERROR };
 enum { CH4COLL_YIELD_AUTO = -1 };
@@ -28,6 +29,8 @@ typedef struct {
     int cache_size;
     int64_t chunk_size;
     int chunk_size_set; /* MPIR_CVAR_CH4COLL_CHUNK_SIZE was given */
+    int virtual_ppn;    /* 0: host nodes; k: virtual nodes of k ranks */
+    int virtual_map;    /* CH4COLL_MAP_BLOCK or CH4COLL_MAP_CYCLIC */
     ch4coll_forced_t forced[CH4COLL_NCOLL];
     int nerrors; /* bad values seen while parsing */
 } ch4coll_config_t;

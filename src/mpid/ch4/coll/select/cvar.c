@@ -49,6 +49,13 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "when set, the default of every algorithm's chunk parameter (pipelined "
      "bcast, ring reductions); a chunk given in the tuning file or in "
      "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM still wins"},
+    {"MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "0", "0 .. 2^30",
+     "0: nodes as the host reports them (MPI_COMM_TYPE_SHARED); k: treat "
+     "the ranks of every communicator as placed on nodes of k ranks, to "
+     "test the locality-aware algorithms on one machine"},
+    {"MPIR_CVAR_CH4COLL_VIRTUAL_MAP", "block", "block, cyclic",
+     "placement on virtual nodes: block puts ranks r*k .. r*k+k-1 on one "
+     "node, cyclic puts rank r on node r mod nodes"},
 };
 
 int ch4coll_cvar_count(void)
@@ -69,7 +76,8 @@ ch4coll_config_t ch4coll_config = {.enable = 1,
                                    .yield = CH4COLL_YIELD_AUTO,
                                    .fallback = CH4COLL_FALLBACK_WARN,
                                    .cache_size = 64,
-                                   .chunk_size = 65536};
+                                   .chunk_size = 65536,
+                                   .virtual_map = CH4COLL_MAP_BLOCK};
 
 int ch4coll_parse_int64(const char *text, int64_t min, int64_t max,
                         int64_t *out)
@@ -221,9 +229,7 @@ static void load_choice(const char *var, const char *const *names,
 
 /* Variables of later capabilities, accepted by name so that a tuning setup
  * written for them does not fail, but reported as not active yet. */
-static const char *const inactive_vars[] = {"MPIR_CVAR_CH4COLL_VIRTUAL_PPN",
-                                            "MPIR_CVAR_CH4COLL_VIRTUAL_MAP",
-                                            "MPIR_CVAR_CH4COLL_VERIFY", NULL};
+static const char *const inactive_vars[] = {"MPIR_CVAR_CH4COLL_VERIFY", NULL};
 
 extern char **environ;
 
@@ -277,6 +283,8 @@ int ch4coll_config_load(void)
     static const char *const fb_names[] = {"warn", "silent", "error"};
     static const int fb_values[] = {
         CH4COLL_FALLBACK_WARN, CH4COLL_FALLBACK_SILENT, CH4COLL_FALLBACK_ERROR};
+    static const char *const map_names[] = {"block", "cyclic"};
+    static const int map_values[] = {CH4COLL_MAP_BLOCK, CH4COLL_MAP_CYCLIC};
     ch4coll_config_t *c = &ch4coll_config;
     int64_t v;
     int coll, i;
@@ -297,6 +305,12 @@ int ch4coll_config_load(void)
     load_int("MPIR_CVAR_CH4COLL_CACHE_SIZE", 1, 1 << 20,
              "an integer in [1, 1048576]", &v);
     c->cache_size = (int) v;
+    v = c->virtual_ppn;
+    load_int("MPIR_CVAR_CH4COLL_VIRTUAL_PPN", 0, 1 << 30,
+             "an integer in [0, 2^30]", &v);
+    c->virtual_ppn = (int) v;
+    load_choice("MPIR_CVAR_CH4COLL_VIRTUAL_MAP", map_names, map_values, 2,
+                "block, cyclic", &c->virtual_map);
     i = c->nerrors;
     load_int("MPIR_CVAR_CH4COLL_CHUNK_SIZE", 1, INT64_C(1) << 40,
              "a byte count in [1, 2^40]", &c->chunk_size);

@@ -238,3 +238,23 @@ int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
         out->why = "forced algorithm inapplicable; tuning tree";
     return CH4COLL_OK;
 }
+
+int ch4coll_select_sub(const ch4coll_args_t *inner, const ch4coll_algo_t **al,
+                       int64_t *params)
+{
+    ch4coll_selin_t flat;
+    ch4coll_choice_t ch;
+
+    memset(&flat, 0, sizeof flat);
+    flat.comm_size = inner->size;
+    flat.nodes = inner->size;
+    flat.node_consecutive = 1;
+    flat.hierarchy = CH4COLL_HIER_FLAT;
+    memset(&ch, 0, sizeof ch);
+    from_tree(inner, NULL, &flat, &ch, NULL, NULL);
+    if (!ch.algo || ch4coll_algo_is_native(ch.algo))
+        return -1;
+    *al = ch.algo;
+    memcpy(params, ch.params, sizeof ch.params);
+    return 0;
+}

@@ -48,4 +48,11 @@ int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
                    const ch4coll_selin_t *comm, ch4coll_choice_t *out,
                    void (*trace)(const char *line, void *ctx), void *ctx);
 
+/* ch4coll_subselect_fn (algo.h) of the entry layer and the tests: the
+ * process tree (unpruned, forced CVARs not consulted: they name the outer
+ * collective's algorithm) searched for inner on a flat communicator of
+ * inner->size ranks, one per node.  -1 when no ch4coll algorithm matches. */
+int ch4coll_select_sub(const ch4coll_args_t *inner, const ch4coll_algo_t **al,
+                       int64_t *params);
+
 #endif /* CH4COLL_SELECT_H */

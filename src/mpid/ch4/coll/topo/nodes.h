@@ -1,0 +1,86 @@
+/*
+ * nodes.h - node maps: which node every rank runs on, the ranks sorted by
+ * node, leaders, and the virtual placements used to test locality on one
+ * machine (NEC MPI/SX section 2: "the processes of an MPI communicator are
+ * grouped by the node they run on"; Traeff et al. Figure 1).
+ *
+ * A node map is an int per rank.  Normalised, nodes are numbered
+ * 0..nodes-1 in order of first appearance (rank 0 is on node 0), so every
+ * rank computes the same numbering from the same map.
+ *
+ * Virtual placement of p ranks on nodes of k ranks (MPIR_CVAR_CH4COLL_
+ * VIRTUAL_PPN=k): nodes = ceil(p / k);
+ *   block   rank r on node r / k (the last node may have fewer ranks);
+ *   cyclic  rank r on node r mod nodes (the last nodes may have one rank
+ *           fewer); consecutive ranks are on different nodes, the
+ *           placement where a naive ring crosses nodes on every edge.
+ *
+ * Node order: the ranks sorted by (node, rank), order[first[j] ..
+ * first[j+1]) being node j's ranks in increasing rank order; the first of
+ * them is the node's leader.  A ring along the node order crosses between
+ * nodes exactly once per node in each direction (NEC 4.2).
+ *
+ * Pure integer arithmetic, no MPI.
+ */
+#ifndef CH4COLL_NODES_H
+#define CH4COLL_NODES_H
+
+enum { CH4COLL_MAP_BLOCK, CH4COLL_MAP_CYCLIC };
+
+/* Node of rank r among p ranks placed on virtual nodes of ppn ranks. */
+static inline int ch4coll_virtual_node(int r, int p, int ppn, int map)
+{
+    int nodes = (p + ppn - 1) / ppn;
+
+    return map == CH4COLL_MAP_CYCLIC ? r % nodes : r / ppn;
+}
+
+/* Renumber node labels (each in 0..p-1, e.g. the node's lowest rank) to
+ * 0..nodes-1 in order of first appearance; returns nodes.  tmp: p ints of
+ * work space. */
+static inline int ch4coll_nodes_normalise(int p, int *node_of, int *tmp)
+{
+    int i, nodes = 0;
+
+    for (i = 0; i < p; i++)
+        tmp[i] = -1;
+    for (i = 0; i < p; i++) {
+        if (tmp[node_of[i]] < 0)
+            tmp[node_of[i]] = nodes++;
+        node_of[i] = tmp[node_of[i]];
+    }
+    return nodes;
+}
+
+/* 1 if the ranks of every node are contiguous (nodes normalised). */
+static inline int ch4coll_nodes_consecutive(int p, const int *node_of)
+{
+    int i;
+
+    for (i = 1; i < p; i++)
+        if (node_of[i] != node_of[i - 1] && node_of[i] != node_of[i - 1] + 1)
+            return 0;
+    return 1;
+}
+
+/* Ranks sorted by (node, rank) into order[p]; first[nodes + 1] bounds each
+ * node's slice. */
+static inline void ch4coll_node_order(int p, const int *node_of, int nodes,
+                                      int *order, int *first)
+{
+    int i, j;
+
+    for (j = 0; j <= nodes; j++)
+        first[j] = 0;
+    for (i = 0; i < p; i++)
+        first[node_of[i] + 1]++;
+    for (j = 0; j < nodes; j++)
+        first[j + 1] += first[j];
+    for (i = 0; i < p; i++)
+        order[first[node_of[i]]++] = i;
+    for (j = nodes; j > 0; j--) /* the fill advanced each start by its size */
+        first[j] = first[j - 1];
+    first[0] = 0;
+}
+
+#endif /* CH4COLL_NODES_H */
