@@ -5,6 +5,7 @@
 #include "ch4coll.h"
 #include "spec.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,20 +229,24 @@ static void collect_warning(const char *msg)
     ch4coll_log(CH4COLL_LOG_WARN, "%s", msg);
 }
 
-/* The key=value spec of --explain into a call shape and communicator. */
+/* The key=value spec of --explain into a call shape, communicator and
+ * placement (*ppn ranks per node, 0: one node; *map block or cyclic). */
 static int explain_spec(const char *spec, ch4coll_args_t *a,
-                        ch4coll_selin_t *comm, int64_t *bytes, char *file,
-                        size_t flen, char *err, size_t len)
+                        ch4coll_selin_t *comm, int64_t *bytes, int *ppn,
+                        int *map, char *file, size_t flen, char *err,
+                        size_t len)
 {
     char buf[512], *kv, *eq, *cur;
     int more;
-    int64_t v, ppn = 0, nodes = 0;
+    int64_t v, nodes = 0;
 
     memset(a, 0, sizeof *a);
     memset(comm, 0, sizeof *comm);
     a->coll = -1;
     a->commutative = a->op_builtin = 1;
     *bytes = 0;
+    *ppn = 0;
+    *map = CH4COLL_MAP_BLOCK;
     file[0] = '\0';
     if (ch4coll_spec_copy(buf, sizeof buf, spec, err, len) != 0)
         return -1;
@@ -268,6 +273,15 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
             snprintf(file, flen, "%s", eq);
             continue;
         }
+        if (strcmp(kv, "map") == 0) {
+            if (strcmp(eq, "block") && strcmp(eq, "cyclic")) {
+                snprintf(err, len, "map: block or cyclic");
+                return -1;
+            }
+            *map = strcmp(eq, "cyclic") == 0 ? CH4COLL_MAP_CYCLIC
+                                             : CH4COLL_MAP_BLOCK;
+            continue;
+        }
         if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
             snprintf(err, len, "%s: '%s' is not a non-negative integer", kv,
                      eq);
@@ -278,7 +292,7 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         else if (strcmp(kv, "bytes") == 0)
             *bytes = v;
         else if (strcmp(kv, "ppn") == 0)
-            ppn = v;
+            *ppn = (int) (v < INT_MAX ? v : INT_MAX);
         else if (strcmp(kv, "nodes") == 0)
             nodes = v;
         else if (strcmp(kv, "inplace") == 0)
@@ -290,7 +304,7 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         else {
             snprintf(err, len,
                      "unknown key '%s' (coll, comm_size, bytes, ppn, "
-                     "nodes, op, inplace, root, threaded, file)",
+                     "nodes, map, op, inplace, root, threaded, file)",
                      kv);
             return -1;
         }
@@ -301,13 +315,31 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         snprintf(err, len, "coll= and comm_size= (>= 1, > root) are required");
         return -1;
     }
-    /* locality: consecutive placement of ppn ranks per node */
+    /* nodes=N: as many ranks per node as that takes */
+    if (nodes > 0 && *ppn == 0)
+        *ppn = (int) ((a->size + nodes - 1) / nodes);
     comm->comm_size = a->size;
-    comm->nodes = (int) (nodes ? nodes : ppn ? (a->size + ppn - 1) / ppn : 1);
-    comm->node_consecutive = 1;
+    return 0;
+}
+
+/* The virtual placement of the spec as args.loc and selection summary
+ * (node_of: a->size ints). */
+static void explain_place(ch4coll_args_t *a, ch4coll_selin_t *comm, int ppn,
+                          int map, int *node_of, ch4coll_locality_t *loc)
+{
+    int i, *tmp = node_of + a->size;
+
+    for (i = 0; i < a->size; i++)
+        node_of[i] = ppn > 0 ? ch4coll_virtual_node(i, a->size, ppn, map) : 0;
+    loc->nodes = ch4coll_nodes_normalise(a->size, node_of, tmp);
+    loc->consecutive = ch4coll_nodes_consecutive(a->size, node_of);
+    loc->node_of = node_of;
+    a->loc = loc;
+    a->subselect = ch4coll_select_sub;
+    comm->nodes = loc->nodes;
+    comm->node_consecutive = loc->consecutive;
     comm->hierarchy =
         comm->nodes == a->size ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
-    return 0;
 }
 
 int ch4coll_explain(const char *spec, char *out, size_t outlen)
@@ -319,14 +351,15 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     ch4coll_tree_t own, pruned;
     const ch4coll_tree_t *tree;
     ch4coll_choice_t ch;
+    ch4coll_locality_t loc;
     textbuf_t tb = {out, outlen, 0};
     char file[512], line[1200], err[1024];
     int64_t bytes;
     size_t *vec;
-    int i, rc;
+    int i, rc, ppn, map, *node_of;
 
-    if (explain_spec(spec, &a, &comm, &bytes, file, sizeof file, out, outlen) !=
-        0)
+    if (explain_spec(spec, &a, &comm, &bytes, &ppn, &map, file, sizeof file,
+                     out, outlen) != 0)
         return -1;
     ch4coll_config_load();
     if (file[0]) {
@@ -344,9 +377,14 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     a.op = MPI_SUM;
     a.count = (size_t) bytes / a.elem.size;
     vec = malloc(2 * (size_t) a.size * sizeof *vec);
-    if (!vec || ch4coll_tree_prune(tree, &comm, &pruned) != CH4COLL_OK) {
+    node_of = malloc(2 * (size_t) a.size * sizeof *node_of);
+    if (vec && node_of)
+        explain_place(&a, &comm, ppn, map, node_of, &loc);
+    if (!vec || !node_of ||
+        ch4coll_tree_prune(tree, &comm, &pruned) != CH4COLL_OK) {
         snprintf(out, outlen, "out of memory");
         free(vec);
+        free(node_of);
         return -1;
     }
     for (i = 0; i < a.size; i++) {
@@ -356,9 +394,12 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
     snprintf(line, sizeof line,
-             "%s comm_size=%d bytes=%lld nodes=%d%s%s "
+             "%s comm_size=%d bytes=%lld nodes=%d%s%s%s "
              "(tree: %s)",
              ch4coll_coll_name(a.coll), a.size, (long long) bytes, comm.nodes,
+             comm.nodes > 1 && comm.nodes < a.size
+                 ? (map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
+                 : "",
              a.commutative ? "" : " noncommutative",
              a.inplace ? " in_place" : "", tree ? tree->name : "none");
     append(&tb, line);
@@ -378,6 +419,7 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     if (file[0])
         ch4coll_tree_free(&own);
     free(vec);
+    free(node_of);
     return rc == CH4COLL_OK ? 0 : -1;
 }
 
