@@ -735,7 +735,8 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
     if (formula)
         *formula = -1;
     rc = build_all(c, &w, s, sp, params, m, formula, err, errlen);
-    if (rc == 0 && ch4coll_replay(sp, p, m, t, err, errlen) != CH4COLL_OK)
+    if (rc == 0 && ch4coll_replay(sp, p, m, c->ppn > 0 ? &w.loc : NULL, t, err,
+                                  errlen) != CH4COLL_OK)
         rc = -1;
     for (r = 0; r < p; r++)
         ch4coll_sched_destroy(&s[r]);

@@ -258,8 +258,8 @@ static double replay_counts(const ch4coll_algo_t *al, const int64_t *params,
 
     if (dworld_init(&w, p, m) == 0 &&
         dworld_build(&w, al, params, 0, err, sizeof err) == 0 &&
-        ch4coll_replay(w.sp, p, &ch4coll_model_default, &t, err, sizeof err) !=
-            CH4COLL_OK)
+        ch4coll_replay(w.sp, p, &ch4coll_model_default, NULL, &t, err,
+                       sizeof err) != CH4COLL_OK)
         t = -1;
     dworld_free(&w);
     return t;

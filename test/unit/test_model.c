@@ -15,6 +15,10 @@
  * table (algorithm, p, root, n, replay, formula, ratio).  Every algorithm
  * but "native" must have a cost function: new rows bring one.
  *
+ * The locality tests: without a node map the replay is unchanged, one node
+ * with network-priced links is flat, and a node's one interface serialises
+ * its inter-node messages.
+ *
  * CH4COLL_MODEL_TABLE=1 prints the whole table, with 8-byte calls (for
  * information, not checked) below each 1 MiB row.
  */
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "transport/replay.h"
 
 #define TOLERANCE 0.10
 
@@ -210,6 +215,263 @@ START_TEST(test_two_tree_bandwidth)
 }
 END_TEST
 
+/* ---- locality (ch4coll_replay's loc): paste into test_model.c ---- */
+
+/* Times of the replay without a locality, recorded before the replay
+ * learnt about nodes (default model, MPI_INT/SUM for the reductions). */
+static const struct {
+    int coll;
+    const char *name;
+    int p;
+    size_t n;
+    int root;
+    double t;
+} flat_before[] = {
+    {CH4COLL_ALLREDUCE, "recursive_doubling", 100, 262144, 0,
+     0.0026898688000000005},
+    {CH4COLL_ALLREDUCE, "butterfly", 100, 262144, 0, 0.00096762240000000069},
+    {CH4COLL_ALLTOALL, "pairwise", 61, 17000, 0, 0.00022199999999999943},
+    {CH4COLL_BCAST, "two_tree", 100, 1048576, 37, 0.00023094719999999997},
+};
+
+static int same_time(double a, double b)
+{
+    return fabs(a - b) <= 1e-12 * fabs(b);
+}
+
+/* Without a locality the replay gives the times it gave before; with one
+ * rank per node (a locality of p nodes) exactly the same. */
+START_TEST(test_replay_flat_unchanged)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof flat_before / sizeof flat_before[0]; i++) {
+        const ch4coll_algo_t *al =
+            ch4coll_algo_find(flat_before[i].coll, flat_before[i].name);
+        hz_case_t c = {.algo = al,
+                       .p = flat_before[i].p,
+                       .n = flat_before[i].n,
+                       .root = flat_before[i].root,
+                       .dtype = HZ_INT_SUM,
+                       .runs = 1};
+        double t, t1;
+        char err[512];
+        ck_assert_ptr_nonnull(al);
+        ck_assert_msg(hz_model(&c, &ch4coll_model_default, &t, NULL, err,
+                               sizeof err) == 0,
+                      "%s", err);
+        ck_assert_msg(same_time(t, flat_before[i].t), "%s: %.17g, before %.17g",
+                      al->name, t, flat_before[i].t);
+        c.ppn = 1;
+        ck_assert_msg(hz_model(&c, &ch4coll_model_default, &t1, NULL, err,
+                               sizeof err) == 0,
+                      "%s", err);
+        ck_assert_msg(t1 == t, "%s: ppn 1 %.17g, no locality %.17g", al->name,
+                      t1, t);
+    }
+}
+END_TEST
+
+/* One node whose links cost what the network costs: the flat time. */
+START_TEST(test_replay_one_node_is_flat)
+{
+    ch4coll_model_t m = ch4coll_model_default;
+    size_t i;
+
+    m.alpha_node = m.alpha;
+    m.beta_node = m.beta;
+    for (i = 0; i < sizeof flat_before / sizeof flat_before[0]; i++) {
+        const ch4coll_algo_t *al =
+            ch4coll_algo_find(flat_before[i].coll, flat_before[i].name);
+        hz_case_t c = {.algo = al,
+                       .p = flat_before[i].p,
+                       .n = flat_before[i].n,
+                       .root = flat_before[i].root,
+                       .dtype = HZ_INT_SUM,
+                       .runs = 1};
+        double flat, one;
+        char err[512];
+        ck_assert_msg(hz_model(&c, &m, &flat, NULL, err, sizeof err) == 0, "%s",
+                      err);
+        c.ppn = c.p;
+        ck_assert_msg(hz_model(&c, &m, &one, NULL, err, sizeof err) == 0, "%s",
+                      err);
+        ck_assert_msg(one == flat, "%s: one node %.17g, flat %.17g", al->name,
+                      one, flat);
+    }
+}
+END_TEST
+
+/* Virtual placement of p ranks on nodes of ppn (node_of: 2 p ints). */
+static ch4coll_locality_t virtual_loc(int p, int ppn, int map, int *node_of)
+{
+    ch4coll_locality_t loc;
+    int r;
+
+    for (r = 0; r < p; r++)
+        node_of[r] = ch4coll_virtual_node(r, p, ppn, map);
+    loc.nodes = ch4coll_nodes_normalise(p, node_of, node_of + p);
+    loc.consecutive = ch4coll_nodes_consecutive(p, node_of);
+    loc.node_of = node_of;
+    return loc;
+}
+
+static void destroy_all(ch4coll_sched_t *s, int p)
+{
+    int r;
+
+    for (r = 0; r < p; r++)
+        ch4coll_sched_destroy(&s[r]);
+}
+
+static void byte_sched(ch4coll_sched_t *s, int r, int p)
+{
+    ch4coll_elem_t b = {MPI_BYTE, 1, 1, 0, 1, 1};
+
+    ck_assert_int_eq(ch4coll_sched_init(s, &b, MPI_OP_NULL, r, p), CH4COLL_OK);
+}
+
+/* A broadcast down the chain 0 -> 1 -> ... -> p-1 in k chunks of c bytes,
+ * each rank forwarding a chunk as soon as it has it. */
+static void chain_bcast(ch4coll_sched_t *s, int p, int k, size_t c)
+{
+    int r, j;
+
+    for (r = 0; r < p; r++) {
+        byte_sched(&s[r], r, p);
+        for (j = 0; j < k; j++) {
+            ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_RECV, (size_t) j * c);
+            int got = -1, dep[1];
+            if (r > 0)
+                got = ch4coll_sched_recv(&s[r], at, c, r - 1, 0, 0, NULL);
+            if (r < p - 1)
+                ch4coll_sched_send(&s[r], at, c, r + 1, 0,
+                                   ch4coll_dep1(got, dep), dep);
+        }
+        ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
+    }
+}
+
+/* The NIC: a pipelined chain on 4 nodes of 4 ranks.  Block placement
+ * crosses nodes on 3 edges, one stream per interface, so it is no slower
+ * than the flat chain, (k + p - 2)(alpha + c beta).  Cyclic placement
+ * crosses on every edge and the 4 ranks of node 0 forward all k chunks
+ * through its one interface: at least 4 k (alpha + c beta). */
+START_TEST(test_replay_nic_shared)
+{
+    enum { P = 16, PPN = 4, K = 64 };
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    size_t c = 16384;
+    double step = m->alpha + (double) c * m->beta, flat, block, cyclic;
+    ch4coll_sched_t s[P], *sp[P];
+    ch4coll_locality_t lb, lc;
+    int nb[2 * P], nc[2 * P], r;
+    char err[512];
+
+    for (r = 0; r < P; r++)
+        sp[r] = &s[r];
+    lb = virtual_loc(P, PPN, CH4COLL_MAP_BLOCK, nb);
+    lc = virtual_loc(P, PPN, CH4COLL_MAP_CYCLIC, nc);
+    chain_bcast(s, P, K, c);
+    ck_assert_msg(ch4coll_replay(sp, P, m, NULL, &flat, err, sizeof err) ==
+                      CH4COLL_OK,
+                  "%s", err);
+    ck_assert_msg(ch4coll_replay(sp, P, m, &lb, &block, err, sizeof err) ==
+                      CH4COLL_OK,
+                  "%s", err);
+    ck_assert_msg(ch4coll_replay(sp, P, m, &lc, &cyclic, err, sizeof err) ==
+                      CH4COLL_OK,
+                  "%s", err);
+    destroy_all(s, P);
+    ck_assert_msg(same_time(flat, (K + P - 2) * step), "flat %g, want %g", flat,
+                  (K + P - 2) * step);
+    ck_assert_msg(block <= flat, "block %g, flat %g", block, flat);
+    ck_assert_msg(cyclic >= PPN * K * step * (1 - 1e-12),
+                  "cyclic %g, want >= %g", cyclic, PPN * K * step);
+    ck_assert_msg(cyclic > 3 * block, "cyclic %g, block %g", cyclic, block);
+}
+END_TEST
+
+/* Messages (src, dst) of m bytes, all ready at time 0, replayed on p = 4
+ * ranks on 2 nodes of 2 (block: {0, 1}, {2, 3}). */
+static double pairs_time(const int (*pairs)[2], int n, size_t m,
+                         const ch4coll_locality_t *loc)
+{
+    ch4coll_sched_t s[4], *sp[4];
+    double t = -1;
+    char err[512];
+    int r, i;
+
+    for (r = 0; r < 4; r++) {
+        sp[r] = &s[r];
+        byte_sched(&s[r], r, 4);
+        for (i = 0; i < n; i++) {
+            if (pairs[i][0] == r)
+                ch4coll_sched_send(&s[r], ch4coll_ref(CH4COLL_BUF_SEND, 0), m,
+                                   pairs[i][1], 0, 0, NULL);
+            if (pairs[i][1] == r)
+                ch4coll_sched_recv(&s[r], ch4coll_ref(CH4COLL_BUF_RECV, 0), m,
+                                   pairs[i][0], 0, 0, NULL);
+        }
+        ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
+    }
+    ck_assert_msg(ch4coll_replay(sp, 4, &ch4coll_model_default, loc, &t, err,
+                                 sizeof err) == CH4COLL_OK,
+                  "%s", err);
+    destroy_all(s, 4);
+    return t;
+}
+
+/* By hand, p = 4 on 2 nodes of 2, m bytes per message:
+ *   0 -> 2 and 1 -> 3 at once: node 0's interface sends one after the
+ *   other, 2 (alpha + m beta) (one rank per node: alpha + m beta);
+ *   0 -> 2 and 3 -> 1: one message each way, full duplex, alpha + m beta;
+ *   0 -> 1 and 2 -> 3: inside the nodes, alpha_node + m beta_node. */
+START_TEST(test_replay_nic_by_hand)
+{
+    static const int out[2][2] = {{0, 2}, {1, 3}},
+                     both[2][2] = {{0, 2}, {3, 1}}, in[2][2] = {{0, 1}, {2, 3}};
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    size_t bytes = 100000;
+    double net = m->alpha + (double) bytes * m->beta;
+    double node = m->alpha_node + (double) bytes * m->beta_node;
+    int node_of[8];
+    ch4coll_locality_t loc = virtual_loc(4, 2, CH4COLL_MAP_BLOCK, node_of);
+    double t;
+
+    ck_assert_int_eq(loc.nodes, 2);
+    t = pairs_time(out, 2, bytes, &loc);
+    ck_assert_msg(same_time(t, 2 * net), "two out: %g, want %g", t, 2 * net);
+    t = pairs_time(out, 2, bytes, NULL);
+    ck_assert_msg(same_time(t, net), "no locality: %g, want %g", t, net);
+    t = pairs_time(both, 2, bytes, &loc);
+    ck_assert_msg(same_time(t, net), "duplex: %g, want %g", t, net);
+    t = pairs_time(in, 2, bytes, &loc);
+    ck_assert_msg(same_time(t, node), "inside: %g, want %g", t, node);
+}
+END_TEST
+
+/* A node map out of range is an argument error, not a crash. */
+START_TEST(test_replay_bad_locality)
+{
+    ch4coll_sched_t s[2], *sp[2] = {&s[0], &s[1]};
+    int node_of[2] = {0, 2};
+    ch4coll_locality_t loc = {2, 1, node_of};
+    double t;
+    char err[512];
+    int r;
+
+    for (r = 0; r < 2; r++) {
+        byte_sched(&s[r], r, 2);
+        ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
+    }
+    ck_assert_int_eq(ch4coll_replay(sp, 2, &ch4coll_model_default, &loc, &t,
+                                    err, sizeof err),
+                     CH4COLL_ERR_ARG);
+    destroy_all(s, 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     Suite *s = suite_create("model");
@@ -223,6 +485,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_every_algorithm_costed);
     tcase_add_test(tc, test_two_tree_example);
     tcase_add_test(tc, test_two_tree_bandwidth);
+    tcase_add_test(tc, test_replay_flat_unchanged);
+    tcase_add_test(tc, test_replay_one_node_is_flat);
+    tcase_add_test(tc, test_replay_nic_shared);
+    tcase_add_test(tc, test_replay_nic_by_hand);
+    tcase_add_test(tc, test_replay_bad_locality);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

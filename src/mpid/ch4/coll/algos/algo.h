@@ -130,10 +130,18 @@ typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
  * The cost model (Rabenseifner 3.1, Hockney): a message of m bytes costs
  * alpha + m beta; every rank sends one message and receives one message at
  * a time (full duplex, single port); combining m bytes in a local reduction
- * costs m gamma; copies are free.  Times in seconds.  transport/replay.c
- * runs committed schedules on exactly this model; each algorithm's cost
- * function is its closed formula on the same model (test_model.c checks
- * that the two agree).
+ * costs m gamma; copies are free.  Times in seconds.
+ *
+ * With a locality (args.loc) a message inside a node costs alpha_node +
+ * m beta_node, between nodes alpha + m beta, and each node has one network
+ * interface: at any time it sends at most one message to other nodes and
+ * receives at most one (full duplex), on top of each rank's own ports, so
+ * the inter-node messages of a node's ranks queue at its interface.
+ *
+ * transport/replay.c runs committed schedules on exactly this model; each
+ * algorithm's cost function is its closed formula (flat algorithms: on
+ * the model without nodes; smp: with both link classes), and test_model.c
+ * checks that formula and replay agree.
  */
 typedef struct {
     double alpha; /* seconds per message */

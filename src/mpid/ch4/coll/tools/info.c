@@ -3,6 +3,7 @@
  * schedule drawn.  Uses the public API only and needs no MPI launch.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ch4coll.h"
@@ -26,10 +27,12 @@ static void usage(FILE *f)
            "embedded default);\n"
            "                      SPEC = coll=C,comm_size=P[,bytes=B]"
            "[,ppn=K|nodes=N]\n"
-           "                      [,op=commutative|noncommutative|user]"
-           "[,inplace=1][,root=R]\n"
-           "                      [,threaded=1]; bytes = per-rank message "
-           "size;\n"
+           "                      [,map=block|cyclic]"
+           "[,op=commutative|noncommutative|user]\n"
+           "                      [,inplace=1][,root=R][,threaded=1]; bytes = "
+           "per-rank\n"
+           "                      message size; ppn/nodes place the ranks on "
+           "virtual nodes\n"
            "                      --model alpha=S,beta=S,gamma=S also ranks "
            "every\n"
            "                      applicable algorithm by its cost formula\n"
@@ -39,14 +42,29 @@ static void usage(FILE *f)
            "bound; SPEC =\n"
            "                      coll=C,p=P,bytes=B[,algorithm=A[:k=v,...]]"
            "[,root=R]\n"
-           "                      [,op=noncommutative][,dist=D][,alpha=S]"
-           "[,beta=S][,gamma=S]\n"
+           "                      [,op=noncommutative][,dist=D]"
+           "[,ppn=K[,map=block|cyclic]]\n"
+           "                      [,alpha=S][,beta=S][,gamma=S][,alpha_node=S]"
+           "[,beta_node=S]\n"
            "                      [,replay=0]; D = regular, broadcast, "
            "spike, half_full,\n"
            "                      linear or geometric (block sizes of "
            "v-collectives)\n"
            "                      (defaults alpha=2e-6 s, beta=1e-10 s/B, "
-           "gamma=2.5e-10 s/B)\n"
+           "gamma=2.5e-10 s/B);\n"
+           "                      ppn=K: the ranks on virtual nodes of K "
+           "ranks, placed\n"
+           "                      block (default) or cyclic, which the "
+           "algorithms see as\n"
+           "                      their locality; a message costs alpha_node + "
+           "m beta_node\n"
+           "                      inside a node (defaults 5e-7 s, 5e-11 s/B), "
+           "alpha + m beta\n"
+           "                      between nodes, and a node sends and receives "
+           "one message\n"
+           "                      to and from other nodes at a time (one "
+           "network interface);\n"
+           "                      the lower bound stays the flat one\n"
            "  --validate F        check a tuning file; exit status 0 if valid, "
            "1 if not\n"
            "  --dot SPEC [-o F]   the schedule as Graphviz (default stdout); "
@@ -108,20 +126,31 @@ static void fail_text(const char *text)
 }
 
 /* The --model spec for an --explain spec: its collective, size, bytes,
- * root and op, the model's constants, and formulas only (replay=0). */
+ * root, op and placement (nodes=N as ppn), the model's constants, and
+ * formulas only (replay=0). */
 static void model_spec(const char *explain, const char *model, char *out,
                        size_t len)
 {
     char buf[2048], *kv, *save = NULL;
     size_t used = 0;
+    long p = 0, nodes = 0;
 
     snprintf(buf, sizeof buf, "%s", explain);
-    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save))
+    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        if (strncmp(kv, "comm_size=", 10) == 0 || strncmp(kv, "p=", 2) == 0)
+            p = strtol(strchr(kv, '=') + 1, NULL, 10);
+        if (strncmp(kv, "nodes=", 6) == 0)
+            nodes = strtol(kv + 6, NULL, 10);
         if (strncmp(kv, "coll=", 5) == 0 ||
             strncmp(kv, "comm_size=", 10) == 0 || strncmp(kv, "p=", 2) == 0 ||
             strncmp(kv, "bytes=", 6) == 0 || strncmp(kv, "root=", 5) == 0 ||
+            strncmp(kv, "ppn=", 4) == 0 || strncmp(kv, "map=", 4) == 0 ||
             strcmp(kv, "op=noncommutative") == 0)
             used += (size_t) snprintf(out + used, len - used, "%s,", kv);
+    }
+    if (nodes > 0 && p > 0 && !strstr(explain, "ppn="))
+        used += (size_t) snprintf(out + used, len - used, "ppn=%ld,",
+                                  (p + nodes - 1) / nodes);
     snprintf(out + used, len - used, "%s%sreplay=0", model,
              model[0] ? "," : "");
 }

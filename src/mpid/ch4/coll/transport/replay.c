@@ -2,11 +2,23 @@
  * replay.c - discrete-event replay of committed schedules on the
  * alpha-beta-gamma model (see replay.h).
  *
+ * The model: per rank a send port, a receive port and a CPU; with a
+ * locality also per node one network interface, an outgoing and an
+ * incoming side.  A message is placed when its send vertex becomes ready,
+ * at the earliest time every resource it needs is free, and holds them
+ * until it ends: an intra-node message the two ranks' ports for
+ * alpha_node + m beta_node, an inter-node message the ports and the two
+ * nodes' interface sides for alpha + m beta.  No later message is placed
+ * into an earlier gap, so each resource serves messages in the order they
+ * became ready, and the result is deterministic.
+ *
  * State: per rank, the pending-dependency counter and ready time of every
  * vertex; per rank, the time its send port, receive port and CPU become
- * free; a binary heap of ready vertices ordered by (time, sequence); per
- * destination rank, lists of unmatched messages and unmatched receives.
- * This is a tool (tests, ch4coll-info, the tuner), so it allocates freely.
+ * free; per node (with a locality), the time its interface's outgoing and
+ * incoming sides become free; a binary heap of ready vertices ordered by
+ * (time, sequence); per destination rank, lists of unmatched messages and
+ * unmatched receives.  This is a tool (tests, ch4coll-info, the tuner), so
+ * it allocates freely.
  */
 #include "replay.h"
 
@@ -31,10 +43,12 @@ typedef struct item {
 typedef struct {
     int p;
     const ch4coll_model_t *m;
+    const ch4coll_locality_t *loc; /* NULL: every rank its own node */
     ch4coll_sched_t *const *s;
     int32_t **pending;
     double **ready;
     double *sport, *rport, *cpu, *last;
+    double *nic_out, *nic_in; /* per node, with a locality */
     event_t *heap;
     long nheap, capheap, seq;
     item_t **msgs, **recvs; /* per destination, FIFO */
@@ -148,13 +162,38 @@ static int mismatch(int src, int dst, int tag, size_t sb, size_t rb, char *err,
     return CH4COLL_ERR_PROTOCOL;
 }
 
+static double later(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Place the transfer of `bytes` from src to dst, ready at t, on the ports
+ * (and, between nodes, the interfaces) it needs; returns its end. */
+static double transfer(sim_t *S, int src, int dst, size_t bytes, double t)
+{
+    const ch4coll_model_t *m = S->m;
+    int from = S->loc ? S->loc->node_of[src] : src;
+    int to = S->loc ? S->loc->node_of[dst] : dst;
+    int inside = S->loc && from == to, nic = S->loc && from != to;
+    double start = later(t, later(S->sport[src], S->rport[dst])), end;
+
+    if (nic)
+        start = later(start, later(S->nic_out[from], S->nic_in[to]));
+    end = inside ? start + m->alpha_node + (double) bytes * m->beta_node
+                 : start + m->alpha + (double) bytes * m->beta;
+    S->sport[src] = S->rport[dst] = end;
+    if (nic)
+        S->nic_out[from] = S->nic_in[to] = end;
+    return end;
+}
+
 static int on_send(sim_t *S, int r, int v, double t, char *err, size_t errlen)
 {
     const ch4coll_sched_t *s = S->s[r];
     const ch4coll_vtx_t *x = &s->vtx[v];
     int dst = x->peer;
     size_t bytes = vbytes(s, x);
-    double start = t, end;
+    double end;
     item_t *rv;
 
     if (dst < 0 || dst >= S->p || !S->s[dst]) {
@@ -164,12 +203,7 @@ static int on_send(sim_t *S, int r, int v, double t, char *err, size_t errlen)
                  r, dst);
         return CH4COLL_ERR_PROTOCOL;
     }
-    if (S->sport[r] > start)
-        start = S->sport[r];
-    if (S->rport[dst] > start)
-        start = S->rport[dst];
-    end = start + S->m->alpha + (double) bytes * S->m->beta;
-    S->sport[r] = S->rport[dst] = end;
+    end = transfer(S, r, dst, bytes, t);
     rv = take(&S->recvs[dst], r, x->tag);
     if (rv) {
         size_t rb = vbytes(S->s[dst], &S->s[dst]->vtx[rv->v]);
@@ -273,82 +307,134 @@ static void sim_free(sim_t *S)
     free(S->rport);
     free(S->cpu);
     free(S->last);
+    free(S->nic_out);
+    free(S->nic_in);
     free(S->heap);
 }
 
-int ch4coll_replay(ch4coll_sched_t *const *scheds, int p,
-                   const ch4coll_model_t *m, double *time, char *err,
-                   size_t errlen)
+/* Check the node map: nodes >= 1 and every rank's node in 0..nodes-1. */
+static int check_loc(const ch4coll_locality_t *loc, int p, char *err,
+                     size_t errlen)
 {
-    sim_t S;
-    int r, v, rc = CH4COLL_OK;
-    double t = 0;
+    int r;
 
-    memset(&S, 0, sizeof S);
-    S.p = p;
-    S.m = m;
-    S.s = scheds;
-    S.pending = calloc((size_t) p, sizeof *S.pending);
-    S.ready = calloc((size_t) p, sizeof *S.ready);
-    S.msgs = calloc((size_t) p, sizeof *S.msgs);
-    S.recvs = calloc((size_t) p, sizeof *S.recvs);
-    S.sport = calloc((size_t) p, sizeof *S.sport);
-    S.rport = calloc((size_t) p, sizeof *S.rport);
-    S.cpu = calloc((size_t) p, sizeof *S.cpu);
-    S.last = calloc((size_t) p, sizeof *S.last);
-    if (!S.pending || !S.ready || !S.msgs || !S.recvs || !S.sport || !S.rport ||
-        !S.cpu || !S.last) {
-        sim_free(&S);
-        return CH4COLL_ERR_NOMEM;
+    if (loc->nodes < 1 || !loc->node_of) {
+        snprintf(err, errlen, "replay: a locality of %d nodes", loc->nodes);
+        return CH4COLL_ERR_ARG;
     }
-    for (r = 0; r < p && rc == CH4COLL_OK; r++) {
-        const ch4coll_sched_t *s = scheds[r];
+    for (r = 0; r < p; r++)
+        if (loc->node_of[r] < 0 || loc->node_of[r] >= loc->nodes) {
+            snprintf(err, errlen, "replay: rank %d on node %d of %d", r,
+                     loc->node_of[r], loc->nodes);
+            return CH4COLL_ERR_ARG;
+        }
+    return CH4COLL_OK;
+}
+
+/* The per-rank (and per-node) arrays, all zero. */
+static int sim_alloc(sim_t *S)
+{
+    size_t p = (size_t) S->p, nodes = S->loc ? (size_t) S->loc->nodes : 0;
+
+    S->pending = calloc(p, sizeof *S->pending);
+    S->ready = calloc(p, sizeof *S->ready);
+    S->msgs = calloc(p, sizeof *S->msgs);
+    S->recvs = calloc(p, sizeof *S->recvs);
+    S->sport = calloc(p, sizeof *S->sport);
+    S->rport = calloc(p, sizeof *S->rport);
+    S->cpu = calloc(p, sizeof *S->cpu);
+    S->last = calloc(p, sizeof *S->last);
+    if (nodes) {
+        S->nic_out = calloc(nodes, sizeof *S->nic_out);
+        S->nic_in = calloc(nodes, sizeof *S->nic_in);
+    }
+    if (!S->pending || !S->ready || !S->msgs || !S->recvs || !S->sport ||
+        !S->rport || !S->cpu || !S->last ||
+        (nodes && (!S->nic_out || !S->nic_in)))
+        return CH4COLL_ERR_NOMEM;
+    return CH4COLL_OK;
+}
+
+/* Every rank's dependency counters; the vertices without dependencies
+ * ready at time 0. */
+static int sim_load(sim_t *S, char *err, size_t errlen)
+{
+    int r, v, rc = CH4COLL_OK;
+
+    for (r = 0; r < S->p && rc == CH4COLL_OK; r++) {
+        const ch4coll_sched_t *s = S->s[r];
         if (!s)
             continue;
         if (!s->committed) {
-            snprintf(err, errlen,
-                     "replay: rank %d's schedule is not "
-                     "committed",
+            snprintf(err, errlen, "replay: rank %d's schedule is not committed",
                      r);
-            rc = CH4COLL_ERR_ARG;
-            break;
+            return CH4COLL_ERR_ARG;
         }
-        S.pending[r] = malloc((size_t) (s->nv ? s->nv : 1) * sizeof(int32_t));
-        S.ready[r] = calloc((size_t) (s->nv ? s->nv : 1), sizeof(double));
-        if (!S.pending[r] || !S.ready[r]) {
-            rc = CH4COLL_ERR_NOMEM;
-            break;
-        }
-        memcpy(S.pending[r], s->indeg, (size_t) s->nv * sizeof(int32_t));
-        S.left += s->nv;
+        S->pending[r] = malloc((size_t) (s->nv ? s->nv : 1) * sizeof(int32_t));
+        S->ready[r] = calloc((size_t) (s->nv ? s->nv : 1), sizeof(double));
+        if (!S->pending[r] || !S->ready[r])
+            return CH4COLL_ERR_NOMEM;
+        memcpy(S->pending[r], s->indeg, (size_t) s->nv * sizeof(int32_t));
+        S->left += s->nv;
         for (v = 0; v < s->nv && rc == CH4COLL_OK; v++)
             if (s->indeg[v] == 0)
-                rc = heap_push(&S, 0.0, r, v);
+                rc = heap_push(S, 0.0, r, v);
     }
-    while (rc == CH4COLL_OK && S.nheap > 0)
-        rc = on_ready(&S, heap_pop(&S), err, errlen);
-    if (rc == CH4COLL_OK && S.left > 0) {
-        for (r = 0; r < p; r++)
-            if (S.recvs[r] || S.msgs[r])
+    return rc;
+}
+
+/* After the last event: everything ran and was received?  *time = the
+ * last rank's finish. */
+static int sim_result(sim_t *S, double *time, char *err, size_t errlen)
+{
+    int r;
+    double t = 0;
+
+    if (S->left > 0) {
+        for (r = 0; r < S->p; r++)
+            if (S->recvs[r] || S->msgs[r])
                 break;
         snprintf(err, errlen,
                  "replay: %ld vertices never ran (first rank with an "
                  "unmatched message or receive: %d)",
-                 S.left, r < p ? r : -1);
-        rc = CH4COLL_ERR_DEADLOCK;
+                 S->left, r < S->p ? r : -1);
+        return CH4COLL_ERR_DEADLOCK;
     }
-    for (r = 0; r < p && rc == CH4COLL_OK; r++) {
-        if (S.msgs[r]) {
+    for (r = 0; r < S->p; r++) {
+        if (S->msgs[r]) {
             snprintf(err, errlen,
                      "replay: message %d -> %d tag %d was never received",
-                     S.msgs[r]->src, r, S.msgs[r]->tag);
-            rc = CH4COLL_ERR_PROTOCOL;
+                     S->msgs[r]->src, r, S->msgs[r]->tag);
+            return CH4COLL_ERR_PROTOCOL;
         }
-        if (S.last[r] > t)
-            t = S.last[r];
+        if (S->last[r] > t)
+            t = S->last[r];
     }
+    *time = t;
+    return CH4COLL_OK;
+}
+
+int ch4coll_replay(ch4coll_sched_t *const *scheds, int p,
+                   const ch4coll_model_t *model, const ch4coll_locality_t *loc,
+                   double *time, char *err, size_t errlen)
+{
+    sim_t S;
+    int rc;
+
+    memset(&S, 0, sizeof S);
+    S.p = p;
+    S.m = model;
+    S.loc = loc;
+    S.s = scheds;
+    rc = loc ? check_loc(loc, p, err, errlen) : CH4COLL_OK;
     if (rc == CH4COLL_OK)
-        *time = t;
+        rc = sim_alloc(&S);
+    if (rc == CH4COLL_OK)
+        rc = sim_load(&S, err, errlen);
+    while (rc == CH4COLL_OK && S.nheap > 0)
+        rc = on_ready(&S, heap_pop(&S), err, errlen);
+    if (rc == CH4COLL_OK)
+        rc = sim_result(&S, time, err, errlen);
     sim_free(&S);
     return rc;
 }

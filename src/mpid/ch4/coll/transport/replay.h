@@ -15,8 +15,24 @@
  * non-overtaking rule says: the k-th send from s to d with tag t matches
  * the k-th receive d posts for (s, t).
  *
+ * Locality (a ch4coll_locality_t, the call's args.loc): two link classes
+ * and one network interface per node.  A message between two ranks of one
+ * node costs alpha_node + m beta_node and uses only the two ranks' ports.
+ * A message between nodes costs alpha + m beta and also needs its nodes'
+ * interfaces: each node sends at most one message to other nodes and
+ * receives at most one from other nodes at a time (full duplex), so it
+ * starts at max(t, send port, receive port, source node's outgoing
+ * interface, destination node's incoming interface) and holds all four
+ * for its whole alpha + m beta.  The inter-node messages of the ranks of a
+ * node thus queue at its interface, first come, first served: a flat ring
+ * on cyclically placed ranks, where every rank of a node sends to another
+ * node at once, moves ppn times slower than on block placement.  Without
+ * a locality (NULL) every rank is its own node: the interfaces are the
+ * ranks' ports and nothing changes.
+ *
  * The closed formulas of the registry (ch4coll_algo_t.cost) describe the
- * same model; test_model.c holds them to the replay.
+ * model without interfaces; test_model.c holds them to the replay without
+ * a locality.
  */
 #ifndef CH4COLL_REPLAY_H
 #define CH4COLL_REPLAY_H
@@ -26,11 +42,13 @@
 #include "../algos/algo.h"
 
 /* Simulated completion time of the collective (the last rank's finish).
- * scheds[r] is rank r's committed schedule (NULL: no work).  Returns
- * CH4COLL_OK, or an error with a description in err (unmatched messages,
- * size mismatch, deadlock). */
+ * scheds[r] is rank r's committed schedule (NULL: no work).  loc: the node
+ * of each of the p ranks (NULL: every rank its own node; model->alpha_node
+ * and beta_node unused).  Returns CH4COLL_OK, or an error with a
+ * description in err (a node map out of range, unmatched messages, size
+ * mismatch, deadlock). */
 int ch4coll_replay(ch4coll_sched_t *const *scheds, int p,
-                   const ch4coll_model_t *m, double *time, char *err,
-                   size_t errlen);
+                   const ch4coll_model_t *model, const ch4coll_locality_t *loc,
+                   double *time, char *err, size_t errlen);
 
 #endif /* CH4COLL_REPLAY_H */
