@@ -239,35 +239,40 @@ static int same_time(double a, double b)
     return fabs(a - b) <= 1e-12 * fabs(b);
 }
 
+/* Replayed time of flat_before[i] on model m with ranks on nodes of ppn
+ * (0: no locality). */
+static double flat_case_time(size_t i, const ch4coll_model_t *m, int ppn)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(flat_before[i].coll, flat_before[i].name);
+    hz_case_t c = {.algo = al,
+                   .p = flat_before[i].p,
+                   .n = flat_before[i].n,
+                   .root = flat_before[i].root,
+                   .dtype = HZ_INT_SUM,
+                   .runs = 1,
+                   .ppn = ppn};
+    double t = -1;
+    char err[512];
+
+    ck_assert_ptr_nonnull(al);
+    ck_assert_msg(hz_model(&c, m, &t, NULL, err, sizeof err) == 0, "%s", err);
+    return t;
+}
+
 /* Without a locality the replay gives the times it gave before; with one
  * rank per node (a locality of p nodes) exactly the same. */
 START_TEST(test_replay_flat_unchanged)
 {
+    const ch4coll_model_t *m = &ch4coll_model_default;
     size_t i;
 
     for (i = 0; i < sizeof flat_before / sizeof flat_before[0]; i++) {
-        const ch4coll_algo_t *al =
-            ch4coll_algo_find(flat_before[i].coll, flat_before[i].name);
-        hz_case_t c = {.algo = al,
-                       .p = flat_before[i].p,
-                       .n = flat_before[i].n,
-                       .root = flat_before[i].root,
-                       .dtype = HZ_INT_SUM,
-                       .runs = 1};
-        double t, t1;
-        char err[512];
-        ck_assert_ptr_nonnull(al);
-        ck_assert_msg(hz_model(&c, &ch4coll_model_default, &t, NULL, err,
-                               sizeof err) == 0,
-                      "%s", err);
+        double t = flat_case_time(i, m, 0), t1 = flat_case_time(i, m, 1);
         ck_assert_msg(same_time(t, flat_before[i].t), "%s: %.17g, before %.17g",
-                      al->name, t, flat_before[i].t);
-        c.ppn = 1;
-        ck_assert_msg(hz_model(&c, &ch4coll_model_default, &t1, NULL, err,
-                               sizeof err) == 0,
-                      "%s", err);
-        ck_assert_msg(t1 == t, "%s: ppn 1 %.17g, no locality %.17g", al->name,
-                      t1, t);
+                      flat_before[i].name, t, flat_before[i].t);
+        ck_assert_msg(t1 == t, "%s: ppn 1 %.17g, no locality %.17g",
+                      flat_before[i].name, t1, t);
     }
 }
 END_TEST
@@ -281,23 +286,10 @@ START_TEST(test_replay_one_node_is_flat)
     m.alpha_node = m.alpha;
     m.beta_node = m.beta;
     for (i = 0; i < sizeof flat_before / sizeof flat_before[0]; i++) {
-        const ch4coll_algo_t *al =
-            ch4coll_algo_find(flat_before[i].coll, flat_before[i].name);
-        hz_case_t c = {.algo = al,
-                       .p = flat_before[i].p,
-                       .n = flat_before[i].n,
-                       .root = flat_before[i].root,
-                       .dtype = HZ_INT_SUM,
-                       .runs = 1};
-        double flat, one;
-        char err[512];
-        ck_assert_msg(hz_model(&c, &m, &flat, NULL, err, sizeof err) == 0, "%s",
-                      err);
-        c.ppn = c.p;
-        ck_assert_msg(hz_model(&c, &m, &one, NULL, err, sizeof err) == 0, "%s",
-                      err);
-        ck_assert_msg(one == flat, "%s: one node %.17g, flat %.17g", al->name,
-                      one, flat);
+        double flat = flat_case_time(i, &m, 0);
+        double one = flat_case_time(i, &m, flat_before[i].p);
+        ck_assert_msg(one == flat, "%s: one node %.17g, flat %.17g",
+                      flat_before[i].name, one, flat);
     }
 }
 END_TEST
