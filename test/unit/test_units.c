@@ -2141,6 +2141,142 @@ START_TEST(test_topo_nodes)
 }
 END_TEST
 
+/* allgather node_ring under a cyclic placement (p = 24 on nodes of 4; p = 61
+ * on nodes of 8, five of 8 ranks and three of 7): round i is the i-th send
+ * and the i-th receive of every rank.  In every round exactly one rank per
+ * node sends to another node and one receives from another node (NEC 4.2,
+ * Traeff et al. Figure 1); every rank receives every other rank's block at
+ * its place. */
+START_TEST(test_node_ring_crossings)
+{
+    static const int pc[2][2] = {{24, 4}, {61, 8}};
+    ch4coll_elem_t byte = {MPI_BYTE, 1, 1, 0, 1, 1};
+    size_t n = 5;
+    int c, r, k, j, v;
+
+    for (c = 0; c < 2; c++) {
+        int p = pc[c][0], ppn = pc[c][1];
+        int *node_of = malloc((size_t) p * sizeof *node_of);
+        int *tmp = malloc((size_t) p * sizeof *tmp);
+        int *out = malloc((size_t) p * sizeof *out);
+        int *in = malloc((size_t) p * sizeof *in);
+        int *got = malloc((size_t) p * sizeof *got);
+        ch4coll_sched_t *s = calloc((size_t) p, sizeof *s);
+        ch4coll_locality_t loc;
+
+        for (r = 0; r < p; r++)
+            node_of[r] = ch4coll_virtual_node(r, p, ppn, CH4COLL_MAP_CYCLIC);
+        loc.nodes = ch4coll_nodes_normalise(p, node_of, tmp);
+        loc.consecutive = ch4coll_nodes_consecutive(p, node_of);
+        loc.node_of = node_of;
+        ck_assert_int_ge(loc.nodes, 2);
+        ck_assert(!loc.consecutive);
+        for (r = 0; r < p; r++) {
+            ch4coll_args_t a;
+            memset(&a, 0, sizeof a);
+            a.coll = CH4COLL_ALLGATHER;
+            a.rank = r;
+            a.size = p;
+            a.count = n;
+            a.elem = byte;
+            a.op = MPI_OP_NULL;
+            a.commutative = 1;
+            a.loc = &loc;
+            ck_assert_int_eq(ch4coll_sched_init(&s[r], &a.elem, a.op, r, p),
+                             CH4COLL_OK);
+            ck_assert_int_eq(ch4coll_allgather_node_ring(&s[r], &a, NULL),
+                             CH4COLL_OK);
+            ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
+        }
+        for (k = 0; k < p - 1; k++) {
+            memset(out, 0, (size_t) p * sizeof *out);
+            memset(in, 0, (size_t) p * sizeof *in);
+            for (r = 0; r < p; r++) {
+                int ns = 0, nr = 0, vs = -1, vr = -1;
+                for (v = 0; v < s[r].nv; v++) {
+                    if (s[r].vtx[v].kind == CH4COLL_V_SEND && ns++ == k)
+                        vs = v;
+                    if (s[r].vtx[v].kind == CH4COLL_V_RECV && nr++ == k)
+                        vr = v;
+                }
+                ck_assert_int_eq(ns, p - 1);
+                ck_assert_int_eq(nr, p - 1);
+                if (node_of[s[r].vtx[vs].peer] != node_of[r])
+                    out[node_of[r]]++;
+                if (node_of[s[r].vtx[vr].peer] != node_of[r])
+                    in[node_of[r]]++;
+            }
+            for (j = 0; j < loc.nodes; j++) {
+                ck_assert_int_eq(out[j], 1);
+                ck_assert_int_eq(in[j], 1);
+            }
+        }
+        for (r = 0; r < p; r++) { /* every other block once, at its place */
+            memset(got, 0, (size_t) p * sizeof *got);
+            for (v = 0; v < s[r].nv; v++) {
+                const ch4coll_vtx_t *x = &s[r].vtx[v];
+                if (x->kind != CH4COLL_V_RECV)
+                    continue;
+                ck_assert_int_eq(x->a.buf, CH4COLL_BUF_RECV);
+                ck_assert_uint_eq(x->count, n);
+                ck_assert_uint_eq(x->a.off % n, 0);
+                got[x->a.off / n]++;
+            }
+            for (j = 0; j < p; j++)
+                ck_assert_int_eq(got[j], j == r ? 0 : 1);
+            ch4coll_sched_destroy(&s[r]);
+        }
+        free(s);
+        free(got);
+        free(in);
+        free(out);
+        free(tmp);
+        free(node_of);
+    }
+}
+END_TEST
+
+/* The rooted node order against brute force: the root's node first, its
+ * ranks from the root up, then the lower ones; then the following nodes
+ * and, wrapping, the preceding ones, each in rank order.  On one node or
+ * one rank per node: the rotation by root. */
+START_TEST(test_topo_node_order_rooted)
+{
+    int p, ppn, map, root, i, v, d;
+    int node_of[65], tmp[65], seq[65], want[65], work[65 + 66];
+
+    for (p = 1; p <= 64; p++)
+        for (ppn = 1; ppn <= 9; ppn++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++) {
+                int nodes;
+                for (i = 0; i < p; i++)
+                    node_of[i] = ch4coll_virtual_node(i, p, ppn, map);
+                nodes = ch4coll_nodes_normalise(p, node_of, tmp);
+                for (root = 0; root < p; root++) {
+                    int rn = node_of[root], k = 0;
+                    for (i = root; i < p; i++)
+                        if (node_of[i] == rn)
+                            want[k++] = i;
+                    for (i = 0; i < root; i++)
+                        if (node_of[i] == rn)
+                            want[k++] = i;
+                    for (d = 1; d < nodes; d++)
+                        for (i = 0; i < p; i++)
+                            if (node_of[i] == (rn + d) % nodes)
+                                want[k++] = i;
+                    ck_assert_int_eq(k, p);
+                    ch4coll_node_order_rooted(p, node_of, nodes, root, seq,
+                                              work);
+                    for (v = 0; v < p; v++) {
+                        ck_assert_int_eq(seq[v], want[v]);
+                        if (nodes == 1 || nodes == p)
+                            ck_assert_int_eq(seq[v], (root + v) % p);
+                    }
+                }
+            }
+}
+END_TEST
+
 /* delta_expo_max: the paper's examples, brute force, and the selection
  * predicate's own function (select/predicates.c). */
 START_TEST(test_topo_blocks_delta)
@@ -2666,6 +2802,8 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_mesh_cycle_brute);
     tcase_add_test(tc, test_topo_blocks);
     tcase_add_test(tc, test_topo_nodes);
+    tcase_add_test(tc, test_topo_node_order_rooted);
+    tcase_add_test(tc, test_node_ring_crossings);
     tcase_add_test(tc, test_topo_blocks_delta);
     tcase_add_test(tc, test_topo_halving_ranges);
     tcase_add_test(tc, test_topo_inorder_reduce_tree);

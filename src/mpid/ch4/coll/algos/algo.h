@@ -456,4 +456,10 @@ int ch4coll_bcast_two_tree(ch4coll_sched_t *, const ch4coll_args_t *,
 double ch4coll_cost_bcast_two_tree(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 
+/* Locality: node-ordered ring (node_ring.c). */
+int ch4coll_allgather_node_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
+double ch4coll_cost_allgather_node_ring(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
+
 #endif /* CH4COLL_ALGO_H */

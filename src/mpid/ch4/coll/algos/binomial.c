@@ -9,6 +9,22 @@
  * Tree: relative rank vr = (rank - root) mod p; the parent of vr clears its
  * lowest set bit; the subtree of vr is [vr, vr + span) (topo/topo.h).
  *
+ * Gather and scatter on a node map (args.loc; NEC 4.1: "binomial trees
+ * over the processes (not nodes), but sorted according to the identity of
+ * the node to which they belong"): the tree runs on positions instead of
+ * relative ranks, position v holding the v-th rank of the rooted node
+ * order (topo/nodes.h: the root, the rest of the root's node, then the
+ * following nodes and, wrapping, the preceding ones).  A subtree is a range
+ * of positions, so it covers whole nodes or stays inside one as far as the
+ * sizes allow, and the large messages near the root carry whole nodes
+ * while the small ones stay inside nodes; with p = 2^k and nodes of 2^j
+ * ranks, every subtree of at most 2^j ranks is on one node and only
+ * nodes - 1 messages cross nodes (lg(nodes) of them at the root).  Blocks
+ * travel in position order; where a subtree's ranks are not consecutive the
+ * root receives it into scratch and copies each run of consecutive ranks into
+ * place (gather), or packs it from the runs (scatter).  The same tree, the same
+ * message sizes: the cost is as below.
+ *
  * bcast    receive the whole message from the parent, then send it to the
  *          children, largest subtree first.
  *          T = ceil(lg p) (alpha + n beta), exactly: a child sent i-th by
@@ -35,10 +51,14 @@
  * gather   a subtree's blocks are collected contiguously in relative order
  *          and sent up as one message.  The root receives a child's subtree
  *          straight into the receive buffer unless it wraps past rank p-1
- *          (at most one does), which goes through scratch and two copies.
+ *          (at most one does), which goes through scratch and two copies
+ *          (on a node map: unless its ranks are not one run; a copy per
+ *          run).
  *          T = ceil(lg p) alpha + (p-1)/p N beta for N total bytes (p = 2^k;
  *          otherwise the same port recursion as reduce, without folds).
- *          Scratch: span * n at inner ranks; <= p/2 * n at the root.
+ *          Scratch: span * n at inner ranks; <= p/2 * n at the root
+ *          (<= (p-1) n on a node map).  Building on a node map takes
+ *          3p + nodes + 2 ints.
  * scatter  the reverse of gather; the root's sends go out one at a time,
  *          largest subtree first (each waits for the previous, so the
  *          wrapped subtree staged through scratch keeps its turn).
@@ -51,9 +71,18 @@
  *   gather: 6 collects [4..6] = ranks 6,0,1 (wraps), so the root receives it
  *   into scratch and copies ranks 6 and 0,1 into place; [2..3] = ranks 4,5
  *   and [1] = rank 3 are received in place.
+ * On nodes of 3, cyclic ({0, 3, 6}, {1, 4}, {2, 5}), p = 7, root = 4:
+ *   positions 0..6 hold ranks 4 1 | 2 5 | 0 3 6; the same tree on positions
+ *   gives 4->0,2,1; 0->6,3; 2->5: the subtree of position 4 is node
+ *   {0, 3, 6}, that of position 2 node {2, 5}, that of position 1 rank 1 on
+ *   the root's node; 2 of the 6 messages cross nodes, against 4 of 6 on
+ *   the rotated ranks (4->1,6,5; 1->3,2; 6->0).  gather: the root receives
+ *   ranks 0,3,6 into scratch and copies them one by one (three runs), 2,5
+ *   likewise (two runs), and rank 1 in place.
  */
 #include "algo.h"
 
+#include "../topo/nodes.h"
 #include "../topo/topo.h"
 
 /* ------------------------------------------------------------------ bcast */
@@ -172,132 +201,210 @@ int ch4coll_reduce_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ---------------------------------------------------------- gather/scatter */
 
-/* Absolute rank range of the subtree of child vr, as block offsets. */
-static int wraps(int vr, int span, int root, int p)
+/*
+ * The order the gather and scatter trees run on: tree position v holds rank
+ * (root + v) mod p, or with a node map the v-th rank of the rooted node
+ * order (topo/nodes.h).  A subtree is a range of positions, its blocks
+ * travel in position order, and a range whose ranks are consecutive and
+ * increasing (a run) maps to one piece of the user's rank-ordered buffer.
+ */
+typedef struct {
+    int p, root;
+    int *seq;     /* position -> rank, NULL: (root + v) mod p */
+    int *deps;    /* a packed send's dependencies: its copies (a run each)
+                   * and the previous send; p + 1 with seq, else small */
+    int small[3]; /* without seq a subtree is at most two runs */
+} tord_t;
+
+static int tord_init(tord_t *t, const ch4coll_args_t *a)
 {
-    return ch4coll_abs(vr, root, p) + span > p;
+    const ch4coll_locality_t *loc = a->loc;
+    int p = a->size;
+
+    t->p = p;
+    t->root = a->root;
+    t->seq = NULL;
+    t->deps = t->small;
+    if (!loc)
+        return CH4COLL_OK;
+    t->seq = ch4coll_malloc((3 * (size_t) p + loc->nodes + 2) * sizeof(int));
+    if (!t->seq)
+        return CH4COLL_ERR_NOMEM;
+    t->deps = t->seq + p;
+    ch4coll_node_order_rooted(p, loc->node_of, loc->nodes, a->root, t->seq,
+                              t->deps + p + 1);
+    return CH4COLL_OK;
+}
+
+static void tord_free(tord_t *t)
+{
+    ch4coll_free(t->seq);
+}
+
+static int tord_rank(const tord_t *t, int v)
+{
+    return t->seq ? t->seq[v] : ch4coll_abs(v, t->root, t->p);
+}
+
+static int tord_pos(const tord_t *t, int rank)
+{
+    int v = 0;
+
+    if (!t->seq)
+        return ch4coll_rel(rank, t->root, t->p);
+    while (t->seq[v] != rank)
+        v++;
+    return v;
+}
+
+/* Length of the run starting at position v, at most len. */
+static int run_len(const tord_t *t, int v, int len)
+{
+    int r = tord_rank(t, v), i = 1;
+
+    while (i < len && tord_rank(t, v + i) == r + i)
+        i++;
+    return i;
+}
+
+/* The root receives the subtree of child position m: straight into place
+ * if it is one run, else into scratch and one copy per run. */
+static void gather_from_child(ch4coll_sched_t *s, const tord_t *t, int m,
+                              size_t n)
+{
+    int cs = ch4coll_binomial_span(m, t->p), start = tord_rank(t, m);
+    int tmp, rv, i, len;
+
+    if (run_len(t, m, cs) == cs) {
+        ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
+                           (size_t) cs * n, start, 0, 0, NULL);
+        return;
+    }
+    tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
+    rv = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), (size_t) cs * n, start, 0,
+                            0, NULL);
+    for (i = 0; i < cs; i += len) {
+        len = run_len(t, m + i, cs - i);
+        ch4coll_sched_copy(
+            s, ch4coll_ref(tmp, (size_t) i * n),
+            ch4coll_ref(CH4COLL_BUF_RECV, (size_t) tord_rank(t, m + i) * n),
+            (size_t) len * n, 1, &rv);
+    }
 }
 
 int ch4coll_gather_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
-    int p = a->size, root = a->root, vr = ch4coll_rel(a->rank, root, p);
-    int parent = ch4coll_binomial_parent(vr);
-    int span = ch4coll_binomial_span(vr, p);
-    int lim = ch4coll_binomial_mask_limit(vr, p), m, tmp = -1, own = -1;
+    int p = a->size, root = a->root, vr, parent, span, lim, m, tmp;
     size_t n = a->count;
     int deps[8 * sizeof(int) + 1], nd = 0; /* <= lg p children + own block */
+    tord_t t;
 
     (void) params;
     if (n == 0)
         return CH4COLL_OK;
+    if (tord_init(&t, a) != CH4COLL_OK)
+        return CH4COLL_ERR_NOMEM;
+    vr = tord_pos(&t, a->rank);
+    parent = ch4coll_binomial_parent(vr);
+    span = ch4coll_binomial_span(vr, p);
+    lim = ch4coll_binomial_mask_limit(vr, p);
     if (vr == 0) {
         if (!a->inplace)
-            deps[nd++] = ch4coll_sched_copy(
-                s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                ch4coll_ref(CH4COLL_BUF_RECV, (size_t) root * n), n, 0, NULL);
-        for (m = 1; m < lim && m < p; m *= 2) {
-            int cs = ch4coll_binomial_span(m, p), rv;
-            int start = ch4coll_abs(m, root, p);
-            if (!wraps(m, cs, root, p)) {
-                ch4coll_sched_recv(
-                    s, ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
-                    (size_t) cs * n, start, 0, 0, NULL);
-                continue;
-            }
-            tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
-            rv = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), (size_t) cs * n,
-                                    start, 0, 0, NULL);
-            /* relative [m, m + cs) = absolute [start, p) then [0, rest) */
-            ch4coll_sched_copy(
-                s, ch4coll_ref(tmp, 0),
-                ch4coll_ref(CH4COLL_BUF_RECV, (size_t) start * n),
-                (size_t) (p - start) * n, 1, &rv);
-            ch4coll_sched_copy(s, ch4coll_ref(tmp, (size_t) (p - start) * n),
-                               ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                               (size_t) (start + cs - p) * n, 1, &rv);
-        }
-        return CH4COLL_OK;
-    }
-    if (span == 1) {
+            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                               ch4coll_ref(CH4COLL_BUF_RECV, (size_t) root * n),
+                               n, 0, NULL);
+        for (m = 1; m < lim && m < p; m *= 2)
+            gather_from_child(s, &t, m, n);
+    } else if (span == 1) {
         ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, 0), n,
-                           ch4coll_abs(parent, root, p), 0, 0, NULL);
-        return CH4COLL_OK;
+                           tord_rank(&t, parent), 0, 0, NULL);
+    } else {
+        tmp = ch4coll_sched_scratch(s, (size_t) span * n);
+        deps[nd++] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                        ch4coll_ref(tmp, 0), n, 0, NULL);
+        for (m = 1; m < lim && vr + m < p; m *= 2)
+            deps[nd++] = ch4coll_sched_recv(
+                s, ch4coll_ref(tmp, (size_t) m * n),
+                (size_t) ch4coll_binomial_span(vr + m, p) * n,
+                tord_rank(&t, vr + m), 0, 0, NULL);
+        ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) span * n,
+                           tord_rank(&t, parent), 0, nd, deps);
     }
-    tmp = ch4coll_sched_scratch(s, (size_t) span * n);
-    own = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                             ch4coll_ref(tmp, 0), n, 0, NULL);
-    deps[nd++] = own;
-    for (m = 1; m < lim && vr + m < p; m *= 2)
-        deps[nd++] =
-            ch4coll_sched_recv(s, ch4coll_ref(tmp, (size_t) m * n),
-                               (size_t) ch4coll_binomial_span(vr + m, p) * n,
-                               ch4coll_abs(vr + m, root, p), 0, 0, NULL);
-    ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) span * n,
-                       ch4coll_abs(parent, root, p), 0, nd, deps);
+    tord_free(&t);
     return CH4COLL_OK;
+}
+
+/* The root sends the subtree of child position m after its previous send
+ * prev: straight from place if it is one run, else packed into scratch by
+ * one copy per run.  Returns the send. */
+static int scatter_to_child(ch4coll_sched_t *s, tord_t *t, int m, size_t n,
+                            int prev)
+{
+    int cs = ch4coll_binomial_span(m, t->p), start = tord_rank(t, m);
+    int tmp, i, len, nd = 0, d[1];
+
+    if (run_len(t, m, cs) == cs)
+        return ch4coll_sched_send(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
+            (size_t) cs * n, start, 0, ch4coll_dep1(prev, d), d);
+    tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
+    for (i = 0; i < cs; i += len) {
+        len = run_len(t, m + i, cs - i);
+        t->deps[nd++] = ch4coll_sched_copy(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) tord_rank(t, m + i) * n),
+            ch4coll_ref(tmp, (size_t) i * n), (size_t) len * n, 0, NULL);
+    }
+    t->deps[nd++] = prev;
+    return ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n, start, 0,
+                              nd, t->deps);
 }
 
 int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                              const int64_t *params)
 {
-    int p = a->size, root = a->root, vr = ch4coll_rel(a->rank, root, p);
-    int parent = ch4coll_binomial_parent(vr);
-    int span = ch4coll_binomial_span(vr, p);
-    int lim = ch4coll_binomial_mask_limit(vr, p), m, tmp, got, prev = -1;
+    int p = a->size, root = a->root, vr, parent, span, lim, m, tmp, got;
+    int prev = -1;
     size_t n = a->count;
+    tord_t t;
 
     (void) params;
     if (n == 0)
         return CH4COLL_OK;
+    if (tord_init(&t, a) != CH4COLL_OK)
+        return CH4COLL_ERR_NOMEM;
+    vr = tord_pos(&t, a->rank);
+    parent = ch4coll_binomial_parent(vr);
+    span = ch4coll_binomial_span(vr, p);
+    lim = ch4coll_binomial_mask_limit(vr, p);
     if (vr == 0) {
         if (!a->inplace)
             ch4coll_sched_copy(s,
                                ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
                                ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
         /* largest subtree first; each send waits for the previous one, so
-         * the subtree staged through scratch keeps its turn */
-        for (m = lim / 2; m >= 1; m /= 2) {
-            int cs, start, d[3];
-            if (m >= p)
-                continue;
-            cs = ch4coll_binomial_span(m, p);
-            start = ch4coll_abs(m, root, p);
-            if (!wraps(m, cs, root, p)) {
-                prev = ch4coll_sched_send(
-                    s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
-                    (size_t) cs * n, start, 0, ch4coll_dep1(prev, d), d);
-                continue;
-            }
-            tmp = ch4coll_sched_scratch(s, (size_t) cs * n);
-            d[0] = ch4coll_sched_copy(
-                s, ch4coll_ref(CH4COLL_BUF_SEND, (size_t) start * n),
-                ch4coll_ref(tmp, 0), (size_t) (p - start) * n, 0, NULL);
-            d[1] =
-                ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                   ch4coll_ref(tmp, (size_t) (p - start) * n),
-                                   (size_t) (start + cs - p) * n, 0, NULL);
-            d[2] = prev;
-            prev = ch4coll_sched_send(s, ch4coll_ref(tmp, 0), (size_t) cs * n,
-                                      start, 0, 3, d);
-        }
-        return CH4COLL_OK;
-    }
-    if (span == 1) {
+         * a subtree packed through scratch keeps its turn */
+        for (m = lim / 2; m >= 1; m /= 2)
+            if (m < p)
+                prev = scatter_to_child(s, &t, m, n, prev);
+    } else if (span == 1) {
         ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), n,
-                           ch4coll_abs(parent, root, p), 0, 0, NULL);
-        return CH4COLL_OK;
+                           tord_rank(&t, parent), 0, 0, NULL);
+    } else {
+        tmp = ch4coll_sched_scratch(s, (size_t) span * n);
+        got = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), (size_t) span * n,
+                                 tord_rank(&t, parent), 0, 0, NULL);
+        for (m = lim / 2; m >= 1; m /= 2) {
+            int c = vr + m;
+            if (c < p)
+                ch4coll_sched_send(s, ch4coll_ref(tmp, (size_t) m * n),
+                                   (size_t) ch4coll_binomial_span(c, p) * n,
+                                   tord_rank(&t, c), 0, 1, &got);
+        }
+        ch4coll_sched_copy(s, ch4coll_ref(tmp, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 1, &got);
     }
-    tmp = ch4coll_sched_scratch(s, (size_t) span * n);
-    got = ch4coll_sched_recv(s, ch4coll_ref(tmp, 0), (size_t) span * n,
-                             ch4coll_abs(parent, root, p), 0, 0, NULL);
-    for (m = lim / 2; m >= 1; m /= 2)
-        if (vr + m < p)
-            ch4coll_sched_send(s, ch4coll_ref(tmp, (size_t) m * n),
-                               (size_t) ch4coll_binomial_span(vr + m, p) * n,
-                               ch4coll_abs(vr + m, root, p), 0, 1, &got);
-    ch4coll_sched_copy(s, ch4coll_ref(tmp, 0), ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                       n, 1, &got);
+    tord_free(&t);
     return CH4COLL_OK;
 }
 
@@ -312,10 +419,11 @@ static double msg(const ch4coll_model_t *m, double bytes)
  * child; gather: the child's whole subtree, no fold). */
 typedef struct {
     const ch4coll_model_t *m;
-    int p, root;  /* absolute rank = (vr + root) mod p */
-    double unit;  /* reduce: vector bytes; gather: bytes per rank */
-    int per_span; /* gather: a child's message is span * unit */
-    double fold;  /* seconds per child combined */
+    int p, root;    /* absolute rank = (vr + root) mod p */
+    const int *seq; /* or seq[vr] (gather on a node map), if not NULL */
+    double unit;    /* reduce: vector bytes; gather: bytes per rank */
+    int per_span;   /* gather: a child's message is span * unit */
+    double fold;    /* seconds per child combined */
 } up_t;
 
 /*
@@ -338,7 +446,7 @@ static double tree_up(const up_t *u, int vr, int s)
     for (c = 1; c < s; c *= 2, nc++) {
         int cs = c < s - c ? c : s - c;
         len[nc] = m->alpha + (u->per_span ? cs * u->unit : u->unit) * m->beta;
-        who[nc] = (vr + c + u->root) % u->p;
+        who[nc] = u->seq ? u->seq[vr + c] : (vr + c + u->root) % u->p;
         if (cs < c)
             ready[nc] = tree_up(u, vr + c, cs);
         else if (u->per_span)
@@ -406,7 +514,8 @@ double ch4coll_cost_reduce_binomial(const ch4coll_args_t *a,
                                     const ch4coll_model_t *m)
 {
     double n = ch4coll_nbytes(a, a->count), t;
-    up_t u = {m, a->size, a->commutative ? a->root : 0, n, 0, n * m->gamma};
+    up_t u = {m, a->size,     a->commutative ? a->root : 0, NULL, n,
+              0, n * m->gamma};
 
     (void) params;
     if (a->count == 0 || a->size == 1)
@@ -417,16 +526,26 @@ double ch4coll_cost_reduce_binomial(const ch4coll_args_t *a,
     return t;
 }
 
+/* On a node map the tree is the same over positions; only the port's
+ * order among children ready at the same time (lower rank first) follows
+ * the ranks at those positions. */
 double ch4coll_cost_gather_binomial(const ch4coll_args_t *a,
                                     const int64_t *params,
                                     const ch4coll_model_t *m)
 {
-    up_t u = {m, a->size, a->root, (double) a->count, 1, 0.0};
+    up_t u = {m, a->size, a->root, NULL, (double) a->count, 1, 0.0};
+    tord_t t;
+    double time;
 
     (void) params;
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    return tree_up(&u, 0, a->size);
+    if (tord_init(&t, a) != CH4COLL_OK)
+        t.seq = NULL; /* without memory: the rank order's tie-breaks */
+    u.seq = t.seq;
+    time = tree_up(&u, 0, a->size);
+    tord_free(&t);
+    return time;
 }
 
 double ch4coll_cost_scatter_binomial(const ch4coll_args_t *a,

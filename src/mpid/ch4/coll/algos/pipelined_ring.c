@@ -29,6 +29,30 @@
  *      ranks without data fill the other positions in rank order.  So
  *      floor(z/q) or ceil(z/q) empty ranks sit between two ranks with data,
  *      and with z = 0 the ring is 0, 1, ..., p-1.
+ *      On several nodes (args.loc, 1 < nodes) the ring keeps each node's
+ *      ranks together (section 2.3, last paragraph, and Figure 1): node
+ *      order first, so that in every round one rank per node receives from
+ *      another node and one sends to another node, whatever the placement.
+ *      The zero-size placement then runs on two levels: the nodes holding
+ *      data are spread over the ring among the nodes without, by the same
+ *      rule over nodes (node j "has data" if one of its ranks has), and
+ *      inside each node its q_j ranks with data take the slots
+ *      n_j - 1 - floor(k n_j / q_j) of the node's n_j: the same spread
+ *      mirrored, so that the node's last rank, the one sending to the next
+ *      node, has data and the nodes start sending actual blocks in the
+ *      first round (the paper's "node internally processes are ordered
+ *      such that the last processes have m_i > 0").  Why node order first
+ *      rather than the flat spread: the flat spread puts ranks of
+ *      different nodes next to each other (on consecutive nodes too, as
+ *      soon as some rank is empty), so several ranks of a node would send
+ *      over its network link in one round, a bandwidth loss on every round
+ *      for large data; the zero spread only saves z' rounds of latency, and
+ *      the two-level spread keeps most of that (gaps of about z_j / q_j
+ *      inside a node, whole empty nodes between nodes with data).  Without
+ *      empty ranks each node keeps its ranks in rank order, so on
+ *      consecutive nodes the ring is 0, 1, ..., p-1 as without a node map;
+ *      with empty ranks on consecutive nodes it differs from the flat
+ *      spread on purpose.  On one node the flat spread is used.
  *   3. Ring: the link into a rank carries every nonempty block except the
  *      rank's own, owner by owner going backwards around the ring from its
  *      left neighbour, each owner's blocks in order.  A rank sends its own
@@ -55,8 +79,17 @@
  * one rank with data (z = p - 1) gives (b_0 + p - 2)(alpha + B beta), the
  * linear broadcast pipeline.
  *
- * Scratch: none.  Restrictions: none (any p, counts, displacements, in
- * place).  Parameter block (bytes, default 0 = automatic, 0..2^40).
+ * The cost is that of the ring order in use (the node order on several
+ * nodes), on the model without node interfaces.  The replay with a node
+ * map (transport/replay.c) shows what the node order spares: with the
+ * harness's irregular counts (every third rank empty) at p = 96, ppn 8,
+ * 1 MiB, the flat spread takes 2.5 times as long on block placement and
+ * 7.7 times on cyclic placement.
+ *
+ * Scratch: none; the ring order, p + 3 nodes + 1 ints and nodes sizes,
+ * while building (the cost function too).  Restrictions: none (any p,
+ * counts, displacements, placement, in place).  Parameter block (bytes,
+ * default 0 = automatic, 0..2^40).
  *
  * Worked example, p = 5, B = 2, m = (5, 0, 0, 2, 0) bytes: q = 2, ranks 0
  * and 3 take positions 0 and 2, the empty ranks 1, 2, 4 positions 1, 3, 4:
@@ -66,10 +99,19 @@
  * round 1 while 0 sends a0; 2 forwards d0 in round 2, 4 in round 3, 0 in
  * round 4 after its own blocks; a2 leaves 0 in round 3 and reaches 4 in
  * round 6 = b - min b_i = 7 - 1.
+ * On nodes: p = 6 on nodes of 2, cyclic ({0, 3}, {1, 4}, {2, 5}), m
+ * half full (2c, 0, 2c, 0, 2c, 0): every node has data, so the nodes keep
+ * their order; inside node {0, 3} rank 0 takes the last slot, inside
+ * {1, 4} rank 1 is empty and goes first, inside {2, 5} rank 2 goes last:
+ * ring 3 0 1 4 5 2, crossing nodes only at 0 -> 1, 4 -> 5 and 2 -> 3, and
+ * each of those senders has data.  The flat spread would give 0 1 2 3 4 5,
+ * crossing nodes on every edge.
  */
 #include "algo.h"
 
 #include <math.h>
+
+#include "../topo/nodes.h"
 
 /* Most blocks in all; a smaller block size is raised to fit. */
 #define MAX_BLOCKS ((size_t) 1 << 20)
@@ -122,47 +164,89 @@ static size_t block_size(const size_t *counts, int p, int64_t param)
 }
 
 /*
- * Ring order (step 2), walked position by position without memory: the
- * k-th rank with data sits at position floor(k p / q), the ranks without
- * data fill the rest in rank order.
+ * Ring order (step 2).  Slot t of n holds data when it is floor(k n / q)
+ * for some k < q (q of the n items have data); k is then ceil(t q / n).
  */
-typedef struct {
-    const size_t *counts;
-    int p, q;
-    int pos;      /* next position */
-    int k;        /* ranks with data placed so far */
-    int full, nz; /* next candidate rank with / without data */
-} walk_t;
-
-static void walk_init(walk_t *w, const size_t *counts, int p)
+static int data_slot(int t, int n, int q)
 {
-    int i;
+    int64_t k = ((int64_t) t * q + n - 1) / n;
 
-    w->counts = counts;
-    w->p = p;
-    w->q = 0;
-    for (i = 0; i < p; i++)
-        w->q += counts[i] > 0;
-    w->pos = w->k = w->full = w->nz = 0;
+    return k < q && k * n / q == t;
 }
 
-/* The rank at position w->pos; advances to the next position. */
-static int walk_next(walk_t *w)
+/* Spread items[0..n) over out[0..n): those with size[item] > 0 take the
+ * data slots (counted from the end if mirror), the others the rest; each
+ * kind keeps its order. */
+static void spread(const size_t *size, const int *items, int n, int mirror,
+                   int *out)
 {
-    int r;
+    int t, q = 0, full = 0, empty = 0;
 
-    if (w->k < w->q && w->pos == (int) ((int64_t) w->k * w->p / w->q)) {
-        while (w->counts[w->full] == 0)
-            w->full++;
-        r = w->full++;
-        w->k++;
-    } else {
-        while (w->counts[w->nz] > 0)
-            w->nz++;
-        r = w->nz++;
+    for (t = 0; t < n; t++)
+        q += size[items[t]] > 0;
+    for (t = 0; t < n; t++) {
+        if (data_slot(mirror ? n - 1 - t : t, n, q)) {
+            while (size[items[full]] == 0)
+                full++;
+            out[t] = items[full++];
+        } else {
+            while (size[items[empty]] > 0)
+                empty++;
+            out[t] = items[empty++];
+        }
     }
-    w->pos++;
-    return r;
+}
+
+/* On several nodes: the nodes spread as a whole, each node's ranks spread
+ * mirrored inside it (the opening note). */
+static void node_spread(const ch4coll_args_t *a, int *order, int *work,
+                        size_t *has)
+{
+    const ch4coll_locality_t *loc = a->loc;
+    int p = a->size, nodes = loc->nodes, i, j, x = 0;
+    int *byrank = work, *first = work + p, *ids = first + nodes + 1;
+    int *seq = ids + nodes;
+
+    ch4coll_node_order(p, loc->node_of, nodes, byrank, first);
+    for (j = 0; j < nodes; j++) {
+        ids[j] = j;
+        has[j] = 0;
+        for (i = first[j]; i < first[j + 1]; i++)
+            has[j] += a->counts[byrank[i]] > 0;
+    }
+    spread(has, ids, nodes, 0, seq);
+    for (i = 0; i < nodes; i++) {
+        j = seq[i];
+        spread(a->counts, byrank + first[j], first[j + 1] - first[j], 1,
+               order + x);
+        x += first[j + 1] - first[j];
+    }
+}
+
+/* The ring order into order[p] (position -> rank), the same on every
+ * rank: the flat spread, or on several nodes the node spread. */
+static int ring_order(const ch4coll_args_t *a, int *order)
+{
+    int p = a->size, i, nodes = a->loc ? a->loc->nodes : 1;
+    int *work =
+        ch4coll_malloc(((size_t) p + 3 * (size_t) nodes + 1) * sizeof *work);
+    size_t *has = ch4coll_malloc((size_t) nodes * sizeof *has);
+    int rc = CH4COLL_ERR_NOMEM;
+
+    if (!work || !has)
+        goto free_work;
+    if (nodes > 1) {
+        node_spread(a, order, work, has);
+    } else {
+        for (i = 0; i < p; i++)
+            work[i] = i;
+        spread(a->counts, work, p, 0, order);
+    }
+    rc = CH4COLL_OK;
+free_work:
+    ch4coll_free(has);
+    ch4coll_free(work);
+    return rc;
 }
 
 /* The nonempty blocks arriving at one rank, in link order. */
@@ -284,7 +368,6 @@ int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *s,
     int p = a->size, rank = a->rank, pos, x = 0, *order;
     size_t own = a->counts[rank], all = 0;
     ring_t g;
-    walk_t w;
 
     ch4coll_sched_set_ntags(s, WINDOW);
     if (!a->inplace && own > 0)
@@ -294,13 +377,12 @@ int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *s,
     if (p == 1)
         return CH4COLL_OK;
     order = ch4coll_malloc((size_t) p * sizeof *order);
-    if (!order)
+    if (!order || ring_order(a, order) != CH4COLL_OK) {
+        ch4coll_free(order);
         return CH4COLL_ERR_NOMEM;
-    walk_init(&w, a->counts, p);
-    for (pos = 0; pos < p; pos++) {
-        order[pos] = walk_next(&w);
-        x = order[pos] == rank ? pos : x;
     }
+    for (pos = 0; pos < p; pos++)
+        x = order[pos] == rank ? pos : x;
     g.s = s;
     g.a = a;
     g.left = order[(x - 1 + p) % p];
@@ -336,22 +418,25 @@ double ch4coll_cost_allgatherv_pipelined_ring(const ch4coll_args_t *a,
                                               const int64_t *params,
                                               const ch4coll_model_t *m)
 {
-    int p = a->size, x;
+    int p = a->size, x, *order;
     size_t B, mmax = 0;
     double tau, call = 0, P = 0, best, min0 = 0, min1 = INFINITY;
     double ends = -INFINITY, e1 = -INFINITY, e2 = -INFINITY, wrap = -INFINITY;
-    walk_t w;
 
     for (x = 0; x < p; x++)
         mmax = a->counts[x] > mmax ? a->counts[x] : mmax;
     if (p <= 1 || mmax == 0)
         return 0;
+    order = ch4coll_malloc((size_t) p * sizeof *order);
+    if (!order || ring_order(a, order) != CH4COLL_OK) {
+        ch4coll_free(order);
+        return INFINITY; /* no estimate without memory */
+    }
     B = block_size(a->counts, p, params[0]);
     tau = m->alpha + (double) (B < mmax ? B : mmax) * m->beta;
     best = -INFINITY;
-    walk_init(&w, a->counts, p);
     for (x = 0; x < p; x++) { /* here P = P[x] */
-        size_t mx = a->counts[walk_next(&w)];
+        size_t mx = a->counts[order[x]];
         double cx = (double) nblocks(mx, B) * m->alpha + (double) mx * m->beta;
         double lo;
         if (x >= 1)
@@ -368,5 +453,6 @@ double ch4coll_cost_allgatherv_pipelined_ring(const ch4coll_args_t *a,
     }
     if (P + wrap > best)
         best = P + wrap;
+    ch4coll_free(order);
     return call + best;
 }

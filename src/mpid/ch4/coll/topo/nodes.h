@@ -18,7 +18,9 @@
  * Node order: the ranks sorted by (node, rank), order[first[j] ..
  * first[j+1]) being node j's ranks in increasing rank order; the first of
  * them is the node's leader.  A ring along the node order crosses between
- * nodes exactly once per node in each direction (NEC 4.2).
+ * nodes exactly once per node in each direction (NEC 4.2).  Turned so
+ * that a given root leads it, it is the order gather and scatter build
+ * their binomial trees on (NEC 4.1).
  *
  * Pure integer arithmetic, no MPI.
  */
@@ -81,6 +83,32 @@ static inline void ch4coll_node_order(int p, const int *node_of, int nodes,
     for (j = nodes; j > 0; j--) /* the fill advanced each start by its size */
         first[j] = first[j - 1];
     first[0] = 0;
+}
+
+/* The node order turned for a tree rooted at root (NEC 4.1): into seq[p]
+ * the root's node first, led by the root (then that node's higher ranks,
+ * then its lower ones), then the following nodes and, wrapping, the
+ * preceding ones, each in rank order.  seq[0] = root; a node's ranks stay
+ * together.  One node, or one rank per node: seq[v] = (root + v) mod p.
+ * work: p + nodes + 1 ints. */
+static inline void ch4coll_node_order_rooted(int p, const int *node_of,
+                                             int nodes, int root, int *seq,
+                                             int *work)
+{
+    int *order = work, *first = work + p;
+    int j = node_of[root], x, i, k = 0;
+
+    ch4coll_node_order(p, node_of, nodes, order, first);
+    for (x = first[j]; order[x] != root; x++)
+        ;
+    for (i = x; i < first[j + 1]; i++)
+        seq[k++] = order[i];
+    for (i = first[j]; i < x; i++)
+        seq[k++] = order[i];
+    for (i = first[j + 1]; i < p; i++)
+        seq[k++] = order[i];
+    for (i = 0; i < first[j]; i++)
+        seq[k++] = order[i];
 }
 
 #endif /* CH4COLL_NODES_H */
