@@ -146,8 +146,6 @@ static int node_case_applies(const hz_case_t *c)
     return ch4coll_algo_applicable(c->algo, &a, &why);
 }
 
-static const int ppnlist[] = {1, 2, 3, 4, 8};
-
 /* One placement: counts {1, p+1, large}, three roots, in place and not,
  * every element type; returns the failed cases, counts them in *cases. */
 static int sweep_placement(const ch4coll_algo_t *al, int p, int ppn, int map,

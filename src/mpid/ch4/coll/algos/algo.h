@@ -462,4 +462,36 @@ int ch4coll_allgather_node_ring(ch4coll_sched_t *, const ch4coll_args_t *,
 double ch4coll_cost_allgather_node_ring(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
 
+/* Locality: the hierarchical compositions (smp.c, NEC Table 2). */
+int ch4coll_barrier_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                        const int64_t *);
+int ch4coll_bcast_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                      const int64_t *);
+int ch4coll_reduce_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                       const int64_t *);
+int ch4coll_allreduce_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                          const int64_t *);
+int ch4coll_allgather_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                          const int64_t *);
+int ch4coll_reduce_scatter_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_reduce_scatter_block_smp(ch4coll_sched_t *, const ch4coll_args_t *,
+                                     const int64_t *);
+
+double ch4coll_cost_barrier_smp(const ch4coll_args_t *, const int64_t *,
+                                const ch4coll_model_t *);
+double ch4coll_cost_bcast_smp(const ch4coll_args_t *, const int64_t *,
+                              const ch4coll_model_t *);
+double ch4coll_cost_reduce_smp(const ch4coll_args_t *, const int64_t *,
+                               const ch4coll_model_t *);
+double ch4coll_cost_allreduce_smp(const ch4coll_args_t *, const int64_t *,
+                                  const ch4coll_model_t *);
+double ch4coll_cost_allgather_smp(const ch4coll_args_t *, const int64_t *,
+                                  const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_smp(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_smp(const ch4coll_args_t *,
+                                             const int64_t *,
+                                             const ch4coll_model_t *);
+
 #endif /* CH4COLL_ALGO_H */

@@ -85,6 +85,21 @@ const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10, 5e-7,
              "1, or 2 halves flowing in opposite directions"},                 \
     }
 
+/* the parameter of the hierarchical compositions */
+#define SMP_CHUNK                                                              \
+    {                                                                          \
+        {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
+         "pipeline piece in bytes (0: one piece)"},                            \
+    }
+
+/* the same, one piece by default: bcast and allgather are port-bound at the
+ * leader when pipelined (doc/json_tuning.md) */
+#define SMP_WHOLE                                                              \
+    {                                                                          \
+        {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
+         "pipeline piece in bytes (0: one piece)"},                            \
+    }
+
 #define NATIVE(c)                                                              \
     {                                                                          \
         "native", c, NULL, 0, 0, {{0}}, "the host MPI's own collective", NULL  \
@@ -151,6 +166,10 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "half the message pipelined down each of two binary trees, interior "
      "in one = leaf in the other (Sanders/Speck/Traeff 2009); any p",
      ch4coll_cost_bcast_two_tree},
+    {"smp", CH4COLL_BCAST, ch4coll_bcast_smp, CH4COLL_R_NODES, 1, SMP_WHOLE,
+     "bcast among node leaders (the root leads its node), binomial bcast in "
+     "every node, pipelined if chunk > 0 (NEC 3.3, Table 2)",
+     ch4coll_cost_bcast_smp},
     NATIVE(CH4COLL_BCAST),
 
     {"binomial",
@@ -198,6 +217,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "in-order binary tree, vector pipelined in chunks (NEC 3.4); rank "
      "order kept for any op, any p, any root",
      ch4coll_cost_reduce_pipelined_bintree},
+    {"smp", CH4COLL_REDUCE, ch4coll_reduce_smp,
+     CH4COLL_R_NODES | CH4COLL_R_ORDERED, 1, SMP_CHUNK,
+     "binomial reduce to node leaders in rank order, reduce among leaders to "
+     "the root, pipelined (NEC 3.4, Table 2)",
+     ch4coll_cost_reduce_smp},
     NATIVE(CH4COLL_REDUCE),
 
     {"recursive_doubling",
@@ -253,6 +277,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "phases over mixed-radix lines of <= group ranks, all-to-all in a line, "
      "folded in rank order (BG/L 3.2); any op, any p",
      ch4coll_cost_allreduce_line},
+    {"smp", CH4COLL_ALLREDUCE, ch4coll_allreduce_smp,
+     CH4COLL_R_NODES | CH4COLL_R_ORDERED, 1, SMP_CHUNK,
+     "reduce to node leaders, allreduce among leaders, bcast in every node, "
+     "pipelined (NEC 3.4, Table 2)",
+     ch4coll_cost_allreduce_smp},
     NATIVE(CH4COLL_ALLREDUCE),
 
     {"ring",
@@ -289,6 +318,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      {{0}},
      "Bruck concatenation, ceil(lg p) steps + local rotation",
      ch4coll_cost_allgather_bruck},
+    {"smp", CH4COLL_ALLGATHER, ch4coll_allgather_smp, CH4COLL_R_NODES, 1,
+     SMP_WHOLE,
+     "gather to node leaders, allgatherv of node blocks among leaders, bcast "
+     "in every node, pipelined if chunk > 0 (NEC 4.2, Table 2); any "
+     "placement",
+     ch4coll_cost_allgather_smp},
     NATIVE(CH4COLL_ALLGATHER),
 
     {"ring",
@@ -467,6 +502,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "halving at distance 1..p'/2 on rank-ordered groups, blocks routed to "
      "their owners; any op, any p",
      ch4coll_cost_reduce_scatter_noncommutative},
+    {"smp", CH4COLL_REDUCE_SCATTER, ch4coll_reduce_scatter_smp,
+     CH4COLL_R_NODES | CH4COLL_R_ORDERED, 1, SMP_CHUNK,
+     "reduce to node leaders, reduce_scatter with per-node counts among "
+     "leaders, scatter in every node, pipelined (NEC 3.4, Table 2)",
+     ch4coll_cost_reduce_scatter_smp},
     NATIVE(CH4COLL_REDUCE_SCATTER),
 
     {"pairwise",
@@ -498,6 +538,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
      "halving at distance 1..p'/2 on rank-ordered groups, blocks routed to "
      "their owners; any op, any p",
      ch4coll_cost_reduce_scatter_block_noncommutative},
+    {"smp", CH4COLL_REDUCE_SCATTER_BLOCK, ch4coll_reduce_scatter_block_smp,
+     CH4COLL_R_NODES | CH4COLL_R_ORDERED, 1, SMP_CHUNK,
+     "reduce to node leaders, reduce_scatter with per-node counts among "
+     "leaders, scatter in every node, pipelined (NEC 3.4, Table 2)",
+     ch4coll_cost_reduce_scatter_block_smp},
     NATIVE(CH4COLL_REDUCE_SCATTER_BLOCK),
 
     {"dissemination",
@@ -516,6 +561,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      {{"radix", 4, 2, 64, "tree radix k"}},
      "k-nomial gather of empty messages to rank 0, release down the tree",
      ch4coll_cost_barrier_tree},
+    {"smp",
+     CH4COLL_BARRIER,
+     ch4coll_barrier_smp,
+     CH4COLL_R_NODES,
+     0,
+     {{0}},
+     "binomial fan-in to each node's leader, barrier among leaders, fan-out "
+     "(NEC 3.2, Table 2)",
+     ch4coll_cost_barrier_smp},
     NATIVE(CH4COLL_BARRIER),
 
     {"recursive_doubling",

@@ -338,8 +338,7 @@ static void explain_place(ch4coll_args_t *a, ch4coll_selin_t *comm, int ppn,
     a->subselect = ch4coll_select_sub;
     comm->nodes = loc->nodes;
     comm->node_consecutive = loc->consecutive;
-    comm->hierarchy =
-        comm->nodes == a->size ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
+    comm->hierarchy = ch4coll_hierarchy(comm->nodes, a->size);
 }
 
 int ch4coll_explain(const char *spec, char *out, size_t outlen)

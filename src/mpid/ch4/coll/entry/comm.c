@@ -196,7 +196,7 @@ static int detect_locality(ch4coll_comm_t *c)
     s->nodes = ch4coll_nodes_normalise(p, c->node_of, tmp);
     ch4coll_free(tmp);
     s->node_consecutive = ch4coll_nodes_consecutive(p, c->node_of);
-    s->hierarchy = s->nodes == p ? CH4COLL_HIER_FLAT : CH4COLL_HIER_PARENT;
+    s->hierarchy = ch4coll_hierarchy(s->nodes, p);
     c->loc.nodes = s->nodes;
     c->loc.consecutive = s->node_consecutive;
     c->loc.node_of = c->node_of;

@@ -270,7 +270,8 @@ const ch4coll_pred_t ch4coll_preds[] = {
     {"comm_avg_ppn", LE, INT, NULL, COMM, ppn_le, "comm_size <= N * nodes"},
     {"comm_avg_ppn", LT, INT, NULL, COMM, ppn_lt, "comm_size < N * nodes"},
     {"comm_hierarchy", EQ, WORD, hier_words, COMM, hierarchy,
-     "parent: ranks share nodes; flat: one rank per node"},
+     "parent: several nodes sharing ranks; node: one node; flat: one rank "
+     "per node"},
     {"comm_nodes", LE, INT, NULL, COMM, nodes_le, "nodes spanned"},
     {"comm_nodes", LT, INT, NULL, COMM, nodes_lt, "nodes spanned"},
     {"delta_expo_max", LE, INT, NULL, COMM, dexpo_le,

@@ -42,11 +42,19 @@ typedef struct {
 } ch4coll_selin_t;
 
 enum {
-    CH4COLL_HIER_PARENT,
-    CH4COLL_HIER_NODE_ROOTS,
-    CH4COLL_HIER_NODE,
-    CH4COLL_HIER_FLAT
+    CH4COLL_HIER_PARENT,     /* several nodes, some with several ranks */
+    CH4COLL_HIER_NODE_ROOTS, /* (MPICH: its communicator of node leaders) */
+    CH4COLL_HIER_NODE,       /* every rank on one node */
+    CH4COLL_HIER_FLAT        /* one rank per node */
 };
+
+/* The comm_hierarchy of p ranks on this many nodes (as MPICH names it). */
+static inline int ch4coll_hierarchy(int nodes, int p)
+{
+    return nodes == p   ? CH4COLL_HIER_FLAT
+           : nodes == 1 ? CH4COLL_HIER_NODE
+                        : CH4COLL_HIER_PARENT;
+}
 
 /* ------------------------------------------------------- predicates */
 
