@@ -108,7 +108,8 @@
  * Scratch: reduce: count elements at leaders that are not the root;
  * allreduce, bcast, barrier: none; allgather: p n bytes at every rank
  * when packed; reduce_scatter: the whole vector (N elements) at every rank
- * when packed, else at the leader unless in place; plus the binomial and
+ * when packed (always in place: only the rank's own block of the receive
+ * buffer may change), else at the leader; plus the binomial and
  * step-2 builders' own.  Building takes 2p + 3 nodes + 1 ints and 2p +
  * 3 nodes + 1 sizes.
  *
@@ -1201,17 +1202,21 @@ static size_t rs_layout(smp_t *x, int k)
     return x->q[p];
 }
 
+/* reduce_scatter works on the user's buffers only when not in place: in
+ * place, the receive buffer holds the input and only the rank's own
+ * block may change (as with the host MPI), so the vector is packed. */
+static int rs_direct(const smp_t *x)
+{
+    return direct(x) && !x->a->inplace;
+}
+
 /* Where piece k (at element base of the packed layout) is reduced and
- * scattered: packed scratch; direct: the input, at the leader the receive
- * buffer (in place) or scratch of n elements. */
+ * scattered: packed scratch; direct: the input, at the leader scratch of
+ * n elements. */
 static ch4coll_ref_t rs_work(smp_t *x, size_t n, size_t base)
 {
-    const ch4coll_args_t *a = x->a;
-
-    if (!direct(x))
+    if (!rs_direct(x))
         return at(x, work_buf(x, n), base);
-    if (a->inplace)
-        return ch4coll_ref(CH4COLL_BUF_RECV, 0);
     return is_leader(x) ? at(x, work_buf(x, n), 0)
                         : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 }
@@ -1226,7 +1231,7 @@ static int rs_pack(smp_t *x, size_t n, int *done)
     runs_t r;
 
     *done = -1;
-    if (direct(x))
+    if (rs_direct(x))
         return CH4COLL_OK;
     r = runs_open(x, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0,
                   rs_work(x, n, 0).buf, 0, -1);
@@ -1251,7 +1256,7 @@ static int rs_in_node(smp_t *x, int k, ch4coll_ref_t work, size_t len, int dep,
     ch4coll_args_t ia;
     ch4coll_ref_t in = work;
 
-    if (direct(x) && !x->a->inplace)
+    if (rs_direct(x))
         in = ch4coll_ref(CH4COLL_BUF_SEND, 0);
     inner_args(x, CH4COLL_REDUCE, len, &ia);
     ia.inplace = is_leader(x) && in.buf == work.buf;
