@@ -91,8 +91,9 @@ static void list_algorithms(void)
             used += (size_t) snprintf(
                 params + used, sizeof params - used, "%s%s=%lld", j ? "," : "",
                 in.param_names[j], (long long) in.param_defaults[j]);
-        printf("%-21s %-20s %-28s %s%s\n", in.collective, in.name, params,
-               in.description, in.commutative_only ? " [commutative ops]" : "");
+        printf("%-21s %-20s %-28s %s%s%s\n", in.collective, in.name, params,
+               in.description, in.commutative_only ? " [commutative ops]" : "",
+               in.node_aware ? " [follows the node map]" : "");
     }
 }
 
