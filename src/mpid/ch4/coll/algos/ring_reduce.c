@@ -13,17 +13,34 @@
  * neighbours only, so each segment's partial result travels around the
  * ring and is folded once at every rank.
  *
+ * Ring order: position x holds rank x, or with a node map whose nodes are
+ * not consecutive (args.loc) the x-th rank sorted by (node, rank)
+ * (topo/nodes.h), as the allgather rings do (ring.c, node_ring.c).  NEC
+ * MPI/SX section 4.2 orders its ring "according to their node identity,
+ * which ensures that exactly one process on each node receives data from
+ * another node and exactly one process on each node sends data to another
+ * node"; Traeff et al. Figure 1 re-rank the processes the same way.  The
+ * rank-order ring on a cyclic placement crosses nodes on every edge, so a
+ * node's network interface carries ppn segments per step instead of one.
+ * Only who talks to whom changes: the rank at position x owns segment
+ * (block) order[x], which is its own rank, so results land where MPI says.
+ * The fold order changes, so the node order is taken only for a
+ * commutative op (the only kind these rings accept); with consecutive
+ * nodes, or none, the two orders are the same and so are the schedules.
+ *
  * Segments: allreduce and reduce cut the vector of n elements into p
  * balanced segments (the first n mod p one element longer, empty ones when
  * n < p); reduce_scatter(_block) uses the blocks of the call.
  *
- * Steps (rank r, segments mod p):
+ * Steps (rank r at position x; "segment y" is the segment of the rank at
+ * position y, positions mod p):
  *   1. reduce-scatter, step k = 0..p-2: send the partial result of segment
- *      r-k-1 to r+1 (at k = 0 straight from the input), receive the partial
- *      of segment r-k-2 from r-1 and fold my input into it.  After step p-2
- *      rank r holds segment r reduced over all ranks.
- *   2. allreduce: ring allgather, step k = 0..p-2: send segment r-k to r+1,
- *      receive segment r-k-1 from r-1 straight into place.
+ *      x-k-1 to position x+1 (at k = 0 straight from the input), receive
+ *      the partial of segment x-k-2 from position x-1 and fold my input
+ *      into it.  After step p-2 rank r holds segment r reduced over all
+ *      ranks.
+ *   2. allreduce: ring allgather, step k = 0..p-2: send segment x-k to
+ *      position x+1, receive segment x-k-1 from x-1 straight into place.
  *      reduce: every rank but the root sends segment r to the root, which
  *      receives it straight into place.
  *      reduce_scatter: nothing; segment r is rank r's block.
@@ -51,11 +68,15 @@
  * + gamma) + max((q-1) alpha + (s-c) beta, (s-c) gamma); the allgather
  * (or the root's gather) adds (p-1)(q alpha + s beta).  Within 3% of the
  * replay for p >= 24, 12% at p = 5 with large chunks (the phases overlap).
+ * The costs are those of the model without nodes; the node order keeps
+ * them on any placement (one inter-node message per node and step).
  * Scratch: none for allreduce and the reduce root when not in place; else
- * two slots of the largest segment (block).
+ * two slots of the largest segment (block).  The node order takes p +
+ * nodes + 1 ints while building.
  *
  * Restrictions: commutative ops only - segment j is folded in ring order
- * j+1, j+2, ..., p-1, 0, ..., j, which is rank order only for one segment.
+ * j+1, j+2, ..., p-1, 0, ..., j, which is rank order only for one segment
+ * (along the node order, in general for none).
  * Any p, any count (zero-size segments and chunks are skipped on both
  * sides), any root, MPI_IN_PLACE.
  *
@@ -82,10 +103,16 @@
  * 0's partial of segment 1 (d2 + d0), folding: segment 1 is complete.
  * Allgather step 0 sends segment 1 to rank 2 and receives segment 0 from
  * rank 0; step 1 forwards segment 0 and receives segment 2.
+ * On a node map, p = 5 cyclic on 2 nodes ({0, 2, 4}, {1, 3}): ring
+ * 0 2 4 1 3.  Rank 4 (position 2) sends to rank 1 and receives from rank
+ * 2; its reduce-scatter sends the partials of segments 2, 0, 3, 1 and
+ * folds 0, 3, 1, 4, ending with its own segment 4.  Only 4 -> 1 and 3 -> 0
+ * cross nodes, where the rank-order ring crosses on all five edges.
  */
 #include "algo.h"
 
 #include "hazard.h"
+#include "../topo/nodes.h"
 
 /* Most pieces per segment; a smaller chunk is raised to fit. */
 #define MAX_PIECES ((size_t) 1 << 20)
@@ -104,6 +131,8 @@ typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     int p, rank;
+    int *order;     /* ring position -> rank; NULL: rank order */
+    int x;          /* my position */
     int blocks;     /* segments are the call's blocks, else a balanced cut */
     size_t ce;      /* piece length in elements */
     int in_buf;     /* my input vector: send or receive buffer */
@@ -125,6 +154,23 @@ typedef struct {
 static int mod(int x, int p)
 {
     return ((x % p) + p) % p;
+}
+
+/* Rank at ring position x (mod p): the owner of that position's segment. */
+static int at_pos(const ring_t *g, int x)
+{
+    x = mod(x, g->p);
+    return g->order ? g->order[x] : x;
+}
+
+static int right_of(const ring_t *g)
+{
+    return at_pos(g, g->x + 1);
+}
+
+static int left_of(const ring_t *g)
+{
+    return at_pos(g, g->x - 1);
 }
 
 static size_t seg_len(const ring_t *g, int j)
@@ -207,10 +253,10 @@ static ch4coll_ref_t partial_at(ring_t *g, int k, int seg, size_t poff)
     return at(g, slot_buf(g, k), poff);
 }
 
-/* Reduce-scatter step k: the sends of segment r-k-1. */
+/* Reduce-scatter step k: the sends of segment x-k-1. */
 static void rs_sends(ring_t *g, int k)
 {
-    int seg = mod(g->rank - k - 1, g->p), c, prev = -1, d[2];
+    int seg = at_pos(g, g->x - k - 1), c, prev = -1, d[2];
     size_t len = seg_len(g, seg), poff, plen;
 
     for (c = 0; c < npieces(g, len); c++) {
@@ -220,8 +266,7 @@ static void rs_sends(ring_t *g, int k)
         d[1] = k > 0 ? g->fold[c] : -1;
         src = k == 0 ? at(g, g->in_buf, seg_off(g, seg) + poff)
                      : partial_at(g, k - 1, seg, poff);
-        prev =
-            ch4coll_sched_send(g->s, src, plen, (g->rank + 1) % g->p, k, 2, d);
+        prev = ch4coll_sched_send(g->s, src, plen, right_of(g), k, 2, d);
         if (k == 0)
             track_read(g, prev);
         else if (src.buf >= CH4COLL_BUF_FIRST_SCRATCH)
@@ -230,10 +275,10 @@ static void rs_sends(ring_t *g, int k)
     g->last_sent[k] = prev;
 }
 
-/* Reduce-scatter step k: receive and fold segment r-k-2. */
+/* Reduce-scatter step k: receive and fold segment x-k-2. */
 static void rs_recvs(ring_t *g, int k)
 {
-    int seg = mod(g->rank - k - 2, g->p), c, prev = -1, got, d[2];
+    int seg = at_pos(g, g->x - k - 2), c, prev = -1, got, d[2];
     int onto = k == g->p - 2 && g->fin == FIN_ONTO_INPUT;
     size_t len = seg_len(g, seg), poff, plen;
 
@@ -245,8 +290,7 @@ static void rs_recvs(ring_t *g, int k)
         d[0] = prev;
         /* a slot piece is free once the send of its last contents is */
         d[1] = dst.buf >= CH4COLL_BUF_FIRST_SCRATCH ? g->slot_rd[k % 2][c] : -1;
-        got = ch4coll_sched_recv(g->s, dst, plen, mod(g->rank - 1, g->p), k, 2,
-                                 d);
+        got = ch4coll_sched_recv(g->s, dst, plen, left_of(g), k, 2, d);
         prev = got;
         if (onto) { /* mine = partial op mine, in place */
             g->nfold[c] = ch4coll_sched_reduce(g->s, dst, mine, plen, 1, &got);
@@ -286,7 +330,7 @@ static void allgather_phase(ring_t *g)
     size_t len, poff, plen;
 
     for (k = 0; k < p - 1; k++) {
-        int sseg = mod(g->rank - k, p), rseg = mod(g->rank - k - 1, p);
+        int sseg = at_pos(g, g->x - k), rseg = at_pos(g, g->x - k - 1);
         len = seg_len(g, sseg);
         prev = -1;
         for (c = 0; c < npieces(g, len); c++) {
@@ -295,7 +339,7 @@ static void allgather_phase(ring_t *g)
             d[1] = g->fold[c]; /* final fold, then the previous receive */
             prev = ch4coll_sched_send(
                 g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, sseg) + poff), plen,
-                (g->rank + 1) % p, p - 1 + k, 2, d);
+                right_of(g), p - 1 + k, 2, d);
         }
         len = seg_len(g, rseg);
         prev = -1;
@@ -306,7 +350,7 @@ static void allgather_phase(ring_t *g)
             d[1] = g->last_sent[k];
             prev = ch4coll_sched_recv(
                 g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, rseg) + poff), plen,
-                mod(g->rank - 1, p), p - 1 + k, 2, d);
+                left_of(g), p - 1 + k, 2, d);
             g->nfold[c] = prev;
         }
         next_step(&g->fold, &g->nfold, g->np);
@@ -316,7 +360,7 @@ static void allgather_phase(ring_t *g)
 /* reduce: every segment straight to the root. */
 static void gather_phase(ring_t *g)
 {
-    int p = g->p, root = g->a->root, c, j, prev = -1, d[2];
+    int p = g->p, root = g->a->root, c, j, y, prev = -1, d[2];
     size_t len, poff, plen;
 
     if (g->rank != root) {
@@ -330,7 +374,8 @@ static void gather_phase(ring_t *g)
         }
         return;
     }
-    for (j = 0; j < p; j++) {
+    for (y = 0; y < p; y++) { /* position y, segment j */
+        j = at_pos(g, y);
         if (j == root)
             continue;
         len = seg_len(g, j);
@@ -339,7 +384,7 @@ static void gather_phase(ring_t *g)
             poff = piece(g, len, c, &plen);
             d[0] = prev;
             /* the root's own partial of segment j was sent at this step */
-            d[1] = g->last_sent[mod(root - 1 - j, p)];
+            d[1] = g->last_sent[mod(g->x - 1 - y, p)];
             prev = ch4coll_sched_recv(
                 g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, j) + poff), plen, j,
                 p - 1, 2, d);
@@ -369,12 +414,38 @@ static size_t piece_elems(const ch4coll_args_t *a, const int64_t *params)
     return ce > 0 ? ce : 1;
 }
 
+/* Ints of node order the ring needs: none (rank order) unless the nodes
+ * are not consecutive and the op lets the fold order change. */
+static size_t order_ints(const ch4coll_args_t *a)
+{
+    const ch4coll_locality_t *loc = a->loc;
+
+    if (!loc || loc->consecutive || !a->commutative)
+        return 0;
+    return (size_t) a->size + (size_t) loc->nodes + 1;
+}
+
+/* The ring order into g->order (order_ints() ints, or NULL) and my
+ * position. */
+static void ring_order(ring_t *g, int *order)
+{
+    const ch4coll_locality_t *loc = g->a->loc;
+
+    g->order = order;
+    g->x = g->rank;
+    if (!order)
+        return;
+    ch4coll_node_order(g->p, loc->node_of, loc->nodes, order, order + g->p);
+    for (g->x = 0; order[g->x] != g->rank; g->x++)
+        ;
+}
+
 /* Set up the state: allocations of the builder, roles of the buffers. */
 static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
                      const int64_t *params, int blocks)
 {
     int p = a->size, j, np = 1;
-    size_t maxlen = 0;
+    size_t maxlen = 0, nord = order_ints(a);
 
     g->s = s;
     g->a = a;
@@ -399,7 +470,8 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
         np = npieces(g, maxlen);
     g->np = np;
     /* builder-time memory belongs to the builder */
-    g->mem = ch4coll_malloc((4 * (size_t) np + (size_t) p) * sizeof(int));
+    g->mem =
+        ch4coll_malloc((4 * (size_t) np + (size_t) p + nord) * sizeof(int));
     if (!g->mem)
         return CH4COLL_ERR_NOMEM;
     g->fold = g->mem;
@@ -409,6 +481,7 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
     g->last_sent = g->slot_rd[1] + np;
     for (j = 0; j < 4 * np + p; j++)
         g->fold[j] = -1;
+    ring_order(g, nord ? g->last_sent + p : NULL);
     return CH4COLL_OK;
 }
 
