@@ -2128,6 +2128,12 @@ START_TEST(test_topo_nodes)
                 for (i = 0; i < p; i++)
                     ck_assert_int_eq(seen[i], 1);
                 ck_assert_int_le(big, ppn); /* no node over ppn ranks */
+                {
+                    int lo, hi;
+                    ch4coll_nodes_ppn(p, node_of, nodes, tmp, &lo, &hi);
+                    ck_assert_int_eq(lo, small);
+                    ck_assert_int_eq(hi, big);
+                }
                 if (map == CH4COLL_MAP_CYCLIC)
                     ck_assert_int_le(big - small, 1);
             }

@@ -337,6 +337,8 @@ static void explain_place(ch4coll_args_t *a, ch4coll_selin_t *comm, int ppn,
     a->loc = loc;
     a->subselect = ch4coll_select_sub;
     comm->nodes = loc->nodes;
+    ch4coll_nodes_ppn(a->size, node_of, loc->nodes, tmp, &comm->ppn_min,
+                      &comm->ppn_max);
     comm->node_consecutive = loc->consecutive;
     comm->hierarchy = ch4coll_hierarchy(comm->nodes, a->size);
 }
@@ -393,9 +395,10 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
     snprintf(line, sizeof line,
-             "%s comm_size=%d bytes=%lld nodes=%d%s%s%s "
+             "%s comm_size=%d bytes=%lld nodes=%d ppn=%d..%d%s%s%s "
              "(tree: %s)",
              ch4coll_coll_name(a.coll), a.size, (long long) bytes, comm.nodes,
+             comm.ppn_min, comm.ppn_max,
              comm.nodes > 1 && comm.nodes < a.size
                  ? (map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
                  : "",

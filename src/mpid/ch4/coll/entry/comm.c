@@ -194,9 +194,16 @@ static int detect_locality(ch4coll_comm_t *c)
         PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
     }
     s->nodes = ch4coll_nodes_normalise(p, c->node_of, tmp);
+    ch4coll_nodes_ppn(p, c->node_of, s->nodes, tmp, &s->ppn_min, &s->ppn_max);
     ch4coll_free(tmp);
     s->node_consecutive = ch4coll_nodes_consecutive(p, c->node_of);
     s->hierarchy = ch4coll_hierarchy(s->nodes, p);
+    if (c->rank == 0)
+        ch4coll_log(CH4COLL_LOG_INFO,
+                    "locality: %d ranks on %d nodes (%s), %d to %d per node, "
+                    "%sconsecutive",
+                    p, s->nodes, ppn > 0 ? "virtual" : "host", s->ppn_min,
+                    s->ppn_max, s->node_consecutive ? "" : "not ");
     c->loc.nodes = s->nodes;
     c->loc.consecutive = s->node_consecutive;
     c->loc.node_of = c->node_of;

@@ -30,6 +30,7 @@ typedef struct {
     int inter;
     int comm_size;
     int nodes;            /* nodes the communicator spans */
+    int ppn_min, ppn_max; /* fewest and most ranks on one node */
     int node_consecutive; /* ranks of each node are contiguous */
     int hierarchy;        /* CH4COLL_HIER_* */
     int multi_threaded;

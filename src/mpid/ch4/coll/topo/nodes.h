@@ -65,6 +65,25 @@ static inline int ch4coll_nodes_consecutive(int p, const int *node_of)
     return 1;
 }
 
+/* Fewest and most ranks on a node (nodes normalised); count: nodes ints
+ * of work space. */
+static inline void ch4coll_nodes_ppn(int p, const int *node_of, int nodes,
+                                     int *count, int *lo, int *hi)
+{
+    int i;
+
+    for (i = 0; i < nodes; i++)
+        count[i] = 0;
+    for (i = 0; i < p; i++)
+        count[node_of[i]]++;
+    *lo = p;
+    *hi = 0;
+    for (i = 0; i < nodes; i++) {
+        *lo = count[i] < *lo ? count[i] : *lo;
+        *hi = count[i] > *hi ? count[i] : *hi;
+    }
+}
+
 /* Ranks sorted by (node, rank) into order[p]; first[nodes + 1] bounds each
  * node's slice. */
 static inline void ch4coll_node_order(int p, const int *node_of, int nodes,
