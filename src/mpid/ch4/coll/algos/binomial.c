@@ -257,6 +257,20 @@ static int tord_pos(const tord_t *t, int rank)
     return v;
 }
 
+/* tord_init, and this rank's tree position, parent, subtree span and
+ * child-mask limit. */
+static int tord_node(tord_t *t, const ch4coll_args_t *a, int *vr, int *parent,
+                     int *span, int *lim)
+{
+    if (tord_init(t, a) != CH4COLL_OK)
+        return CH4COLL_ERR_NOMEM;
+    *vr = tord_pos(t, a->rank);
+    *parent = ch4coll_binomial_parent(*vr);
+    *span = ch4coll_binomial_span(*vr, a->size);
+    *lim = ch4coll_binomial_mask_limit(*vr, a->size);
+    return CH4COLL_OK;
+}
+
 /* Length of the run starting at position v, at most len. */
 static int run_len(const tord_t *t, int v, int len)
 {
@@ -303,12 +317,8 @@ int ch4coll_gather_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     (void) params;
     if (n == 0)
         return CH4COLL_OK;
-    if (tord_init(&t, a) != CH4COLL_OK)
+    if (tord_node(&t, a, &vr, &parent, &span, &lim) != CH4COLL_OK)
         return CH4COLL_ERR_NOMEM;
-    vr = tord_pos(&t, a->rank);
-    parent = ch4coll_binomial_parent(vr);
-    span = ch4coll_binomial_span(vr, p);
-    lim = ch4coll_binomial_mask_limit(vr, p);
     if (vr == 0) {
         if (!a->inplace)
             ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
@@ -371,12 +381,8 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     (void) params;
     if (n == 0)
         return CH4COLL_OK;
-    if (tord_init(&t, a) != CH4COLL_OK)
+    if (tord_node(&t, a, &vr, &parent, &span, &lim) != CH4COLL_OK)
         return CH4COLL_ERR_NOMEM;
-    vr = tord_pos(&t, a->rank);
-    parent = ch4coll_binomial_parent(vr);
-    span = ch4coll_binomial_span(vr, p);
-    lim = ch4coll_binomial_mask_limit(vr, p);
     if (vr == 0) {
         if (!a->inplace)
             ch4coll_sched_copy(s,
