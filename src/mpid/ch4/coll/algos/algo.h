@@ -100,6 +100,7 @@ typedef struct ch4coll_args {
     int op_builtin;                 /* a predefined op (selection input) */
     const ch4coll_locality_t *loc;  /* NULL: one rank per node */
     ch4coll_subselect_fn subselect; /* NULL: compositions use defaults */
+    int nonblocking; /* MPI_I<coll> or <coll>_init: selection input only */
 } ch4coll_args_t;
 
 /* Parameters: int64 values, declared per algorithm with range and default. */

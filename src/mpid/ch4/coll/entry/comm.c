@@ -32,7 +32,7 @@ static TLS ch4coll_comm_t *last_state;
 static unsigned state_epoch; /* bumped on every free */
 static TLS unsigned last_epoch;
 
-static void state_free(ch4coll_comm_t *c)
+static void state_unlink(ch4coll_comm_t *c)
 {
     pthread_mutex_lock(&lock);
     if (c->prev)
@@ -41,8 +41,13 @@ static void state_free(ch4coll_comm_t *c)
         all_states = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    c->prev = c->next = NULL;
     state_epoch++;
     pthread_mutex_unlock(&lock);
+}
+
+static void state_release(ch4coll_comm_t *c)
+{
     ch4coll_cache_destroy(&c->cache);
     ch4coll_tree_free(&c->tree);
     if (c->dup != MPI_COMM_NULL)
@@ -52,13 +57,30 @@ static void state_free(ch4coll_comm_t *c)
     ch4coll_free(c);
 }
 
+/* The application freed the communicator (or MPI_Finalize runs).  Its
+ * nonblocking collectives may still be in flight: MPI lets them complete,
+ * so the state (and the private duplicate they communicate on) lives until
+ * the last request lets go of it (ch4coll_comm_unref). */
 static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
 {
+    ch4coll_comm_t *c = val;
+
     (void) comm;
     (void) kv;
     (void) extra;
-    state_free(val);
+    state_unlink(c);
+    c->user = MPI_COMM_NULL;
+    if (c->refs > 0)
+        c->doomed = 1;
+    else
+        state_release(c);
     return MPI_SUCCESS;
+}
+
+void ch4coll_comm_unref(ch4coll_comm_t *c)
+{
+    if (--c->refs == 0 && c->doomed)
+        state_release(c);
 }
 
 /* MPI_COMM_SELF's attribute: runs first in MPI_Finalize. */
@@ -156,7 +178,7 @@ int ch4coll_init(void)
     return init_once(1);
 }
 
-static int want_yield(void)
+int ch4coll_comm_want_yield(void)
 {
     if (ch4coll_config.yield != CH4COLL_YIELD_AUTO)
         return ch4coll_config.yield;
@@ -246,7 +268,7 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
             return rc;
         }
     }
-    c->yield = want_yield();
+    c->yield = ch4coll_comm_want_yield();
     ch4coll_cache_init(&c->cache, ch4coll_config.cache_size);
     pthread_mutex_lock(&lock);
     c->next = all_states;

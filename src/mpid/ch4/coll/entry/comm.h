@@ -29,6 +29,8 @@ typedef struct ch4coll_comm {
     ch4coll_locality_t loc; /* nodes and node_of, as builders see them */
     ch4coll_selin_t sel;    /* communicator part of selection inputs */
     ch4coll_tree_t tree;    /* the selection tree pruned for it */
+    int refs;               /* nonblocking and persistent requests using it */
+    int doomed;             /* the application freed it; release at refs == 0 */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
 
@@ -40,6 +42,13 @@ int ch4coll_init(void);
 
 /* The state of comm, created on first use (collective over comm). */
 int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out);
+
+/* Yield the core while idle (MPIR_CVAR_CH4COLL_YIELD, or auto: the node
+ * has more ranks than cores). */
+int ch4coll_comm_want_yield(void);
+
+/* A request is done with c (see refs). */
+void ch4coll_comm_unref(ch4coll_comm_t *c);
 
 /* Drop every cached schedule that names this datatype or op (before
  * MPI_Type_free / MPI_Op_free release the handle for reuse). */

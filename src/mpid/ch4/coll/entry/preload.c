@@ -4,7 +4,11 @@
  * Each wrapper describes its arguments as a ch4coll_call_t and hands it to
  * ch4coll_run(); when that answers CH4COLL_RUN_NATIVE (module disabled,
  * intercommunicator, invalid arguments, or the selection chose "native")
- * the host MPI's PMPI_ function runs instead.  MPI_Init and
+ * the host MPI's PMPI_ function runs instead.  While nonblocking
+ * collectives of ch4coll are in flight, a native blocking collective runs
+ * as its nonblocking form, waited for with ch4coll's progress, so that no
+ * rank blocks inside the host MPI while a peer waits for its part of a
+ * schedule (preload_nb.c has the nonblocking side).  MPI_Init and
  * MPI_Init_thread are wrapped to read the CVARs once, before any
  * collective; MPI_Type_free and MPI_Op_free to keep the schedule cache
  * from outliving the handles it is keyed by.
@@ -16,7 +20,9 @@
 #include "../algos/algo.h"
 #include "../select/config.h"
 #include "../util/util.h"
+#include "calls.h"
 #include "comm.h"
+#include "nbc.h"
 #include "run.h"
 
 static int after_init(int rc)
@@ -59,58 +65,64 @@ CH4COLL_API int MPI_Op_free(MPI_Op *op)
     return PMPI_Op_free(op);
 }
 
-static ch4coll_side_t side(const void *buf, int count, MPI_Datatype dt)
+/* The host MPI's collective: the blocking call, or while ch4coll
+ * collectives are in flight its nonblocking form (request r) waited for
+ * with progress. */
+#define NATIVE(blocking, nonblocking)                                          \
+    (!ch4coll_nb_outstanding() ? (blocking) : native_wait((nonblocking), &r))
+
+static int test_one(void *ctx, int *flag)
 {
-    ch4coll_side_t s = {buf, count, dt, NULL, NULL};
-    return s;
+    return PMPI_Test(ctx, flag, MPI_STATUS_IGNORE);
 }
 
-static ch4coll_side_t vside(const void *buf, const int *counts,
-                            const int *displs, MPI_Datatype dt)
+static int native_wait(int rc, MPI_Request *r)
 {
-    ch4coll_side_t s = {buf, 0, dt, counts, displs};
-    return s;
+    return rc != MPI_SUCCESS ? rc : ch4coll_nb_wait_until(test_one, r);
 }
 
 CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
                           MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_BCAST,
-                        comm,
-                        root,
-                        MPI_OP_NULL,
-                        side(NULL, 0, MPI_DATATYPE_NULL),
-                        side(buf, count, dt)};
+    ch4coll_call_t c = call_bcast(buf, count, dt, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE ? rc
-                                    : PMPI_Bcast(buf, count, dt, root, comm);
+    return rc != CH4COLL_RUN_NATIVE
+               ? rc
+               : NATIVE(PMPI_Bcast(buf, count, dt, root, comm),
+                        PMPI_Ibcast(buf, count, dt, root, comm, &r));
 }
 
 CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                            MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
-    ch4coll_call_t c = {
-        CH4COLL_REDUCE,          comm, root, op, side(sendbuf, count, dt),
-        side(recvbuf, count, dt)};
+    ch4coll_call_t c = call_reduction(CH4COLL_REDUCE, sendbuf, recvbuf, count,
+                                      dt, op, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+               : NATIVE(
+                     PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm),
+                     PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm,
+                                  &r));
 }
 
 CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    ch4coll_call_t c = {
-        CH4COLL_ALLREDUCE,       comm, 0, op, side(sendbuf, count, dt),
-        side(recvbuf, count, dt)};
+    ch4coll_call_t c = call_reduction(CH4COLL_ALLREDUCE, sendbuf, recvbuf,
+                                      count, dt, op, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+               : NATIVE(PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm),
+                        PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm,
+                                        &r));
 }
 
 CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount,
@@ -118,18 +130,18 @@ CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount,
                               int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_ALLGATHER,
-                        comm,
-                        0,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        side(recvbuf, recvcount, recvtype)};
+    ch4coll_call_t c =
+        call_regular(CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
-                                recvcount, recvtype, comm);
+               : NATIVE(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, comm),
+                        PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcount, recvtype, comm, &r));
 }
 
 CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount,
@@ -137,18 +149,19 @@ CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount,
                                const int *recvcounts, const int *displs,
                                MPI_Datatype recvtype, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_ALLGATHERV,
-                        comm,
-                        0,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        vside(recvbuf, recvcounts, displs, recvtype)};
+    ch4coll_call_t c =
+        call_vrecv(CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                   recvcounts, displs, recvtype, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                 recvcounts, displs, recvtype, comm);
+               : NATIVE(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcounts, displs, recvtype, comm),
+                        PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                         recvcounts, displs, recvtype, comm,
+                                         &r));
 }
 
 CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount,
@@ -156,18 +169,18 @@ CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount,
                              int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_ALLTOALL,
-                        comm,
-                        0,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        side(recvbuf, recvcount, recvtype)};
+    ch4coll_call_t c =
+        call_regular(CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, comm);
+               : NATIVE(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcount, recvtype, comm),
+                        PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, comm, &r));
 }
 
 CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
@@ -176,36 +189,38 @@ CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
                               const int *rdispls, MPI_Datatype recvtype,
                               MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_ALLTOALLV,
-                        comm,
-                        0,
-                        MPI_OP_NULL,
-                        vside(sendbuf, sendcounts, sdispls, sendtype),
-                        vside(recvbuf, recvcounts, rdispls, recvtype)};
+    ch4coll_call_t c =
+        call_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                recvcounts, rdispls, recvtype, comm);
+               : NATIVE(PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype,
+                                       recvbuf, recvcounts, rdispls, recvtype,
+                                       comm),
+                        PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype,
+                                        recvbuf, recvcounts, rdispls, recvtype,
+                                        comm, &r));
 }
 
 CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_GATHER,
-                        comm,
-                        root,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        side(recvbuf, recvcount, recvtype)};
+    ch4coll_call_t c =
+        call_regular(CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, root, comm);
+               : NATIVE(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm),
+                        PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, &r));
 }
 
 CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount,
@@ -213,36 +228,37 @@ CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount,
                             const int *recvcounts, const int *displs,
                             MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_GATHERV,
-                        comm,
-                        root,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        vside(recvbuf, recvcounts, displs, recvtype)};
+    ch4coll_call_t c =
+        call_vrecv(CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                   recvcounts, displs, recvtype, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                              displs, recvtype, root, comm);
+               : NATIVE(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcounts, displs, recvtype, root, comm),
+                        PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcounts, displs, recvtype, root, comm,
+                                      &r));
 }
 
 CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_SCATTER,
-                        comm,
-                        root,
-                        MPI_OP_NULL,
-                        side(sendbuf, sendcount, sendtype),
-                        side(recvbuf, recvcount, recvtype)};
+    ch4coll_call_t c =
+        call_regular(CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
+                     recvcount, recvtype, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, root, comm);
+               : NATIVE(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm),
+                        PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcount, recvtype, root, comm, &r));
 }
 
 CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts,
@@ -250,91 +266,90 @@ CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts,
                              void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_SCATTERV,
-                        comm,
-                        root,
-                        MPI_OP_NULL,
-                        vside(sendbuf, sendcounts, displs, sendtype),
-                        side(recvbuf, recvcount, recvtype)};
+    ch4coll_call_t c = call_scatterv(sendbuf, sendcounts, displs, sendtype,
+                                     recvbuf, recvcount, recvtype, root, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                               recvcount, recvtype, root, comm);
+               : NATIVE(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype,
+                                      recvbuf, recvcount, recvtype, root, comm),
+                        PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype,
+                                       recvbuf, recvcount, recvtype, root, comm,
+                                       &r));
 }
 
 CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                    const int *recvcounts, MPI_Datatype dt,
                                    MPI_Op op, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_REDUCE_SCATTER,
-                        comm,
-                        0,
-                        op,
-                        side(sendbuf, 0, dt),
-                        vside(recvbuf, recvcounts, NULL, dt)};
+    ch4coll_call_t c =
+        call_reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op,
-                                     comm);
+               : NATIVE(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt,
+                                            op, comm),
+                        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt,
+                                             op, comm, &r));
 }
 
 CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                          int recvcount, MPI_Datatype dt,
                                          MPI_Op op, MPI_Comm comm)
 {
-    ch4coll_call_t c = {
-        CH4COLL_REDUCE_SCATTER_BLOCK, comm, 0, op, side(sendbuf, recvcount, dt),
-        side(recvbuf, recvcount, dt)};
+    ch4coll_call_t c = call_reduction(CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf,
+                                      recvbuf, recvcount, dt, op, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op,
-                                           comm);
+               : NATIVE(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount,
+                                                  dt, op, comm),
+                        PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount,
+                                                   dt, op, comm, &r));
 }
 
 CH4COLL_API int MPI_Barrier(MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_BARRIER,
-                        comm,
-                        0,
-                        MPI_OP_NULL,
-                        side(NULL, 0, MPI_DATATYPE_NULL),
-                        side(NULL, 0, MPI_DATATYPE_NULL)};
+    ch4coll_call_t c = call_barrier(comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE ? rc : PMPI_Barrier(comm);
+    return rc != CH4COLL_RUN_NATIVE
+               ? rc
+               : NATIVE(PMPI_Barrier(comm), PMPI_Ibarrier(comm, &r));
 }
 
 CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    ch4coll_call_t c = {CH4COLL_SCAN,
-                        comm,
-                        0,
-                        op,
-                        side(sendbuf, count, dt),
-                        side(recvbuf, count, dt)};
+    ch4coll_call_t c =
+        call_reduction(CH4COLL_SCAN, sendbuf, recvbuf, count, dt, op, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
+               : NATIVE(PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm),
+                        PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, &r));
 }
 
 CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    ch4coll_call_t c = {
-        CH4COLL_EXSCAN,          comm, 0, op, side(sendbuf, count, dt),
-        side(recvbuf, count, dt)};
+    ch4coll_call_t c = call_reduction(CH4COLL_EXSCAN, sendbuf, recvbuf, count,
+                                      dt, op, 0, comm);
     int rc = ch4coll_run(&c);
+    MPI_Request r;
 
     return rc != CH4COLL_RUN_NATIVE
                ? rc
-               : PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
+               : NATIVE(
+                     PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm),
+                     PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, &r));
 }

@@ -30,6 +30,7 @@
 #include "../select/select.h"
 #include "../util/util.h"
 #include "comm.h"
+#include "nbc.h"
 
 static uint64_t stat_calls, stat_native, stat_hits, stat_misses;
 static char last_decision[sizeof(((ch4coll_centry_t *) 0)->decision)];
@@ -341,13 +342,14 @@ static int in_place(const ch4coll_call_t *call, int rank)
 
 /* The cache key: the arguments MPI says are significant on this rank. */
 static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
-                     ch4coll_key_t *k)
+                     int nb, ch4coll_key_t *k)
 {
     int coll = call->coll, root = is_rooted(coll) && c->rank == call->root;
 
     memset(&k->f, 0, sizeof k->f); /* padding too: compared bytewise */
     k->v[0] = k->v[1] = k->v[2] = k->v[3] = NULL;
     k->f.coll = coll;
+    k->f.nb = nb;
     k->f.root = is_rooted(coll) ? call->root : 0;
     k->f.inplace = in_place(call, c->rank);
     k->f.op = call->op;
@@ -498,10 +500,11 @@ static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
             params + used, sizeof params - used, "%s%s=%lld", i ? "," : ":",
             e->algo->params[i].name, (long long) ch->params[i]);
     n = snprintf(e->decision, sizeof e->decision,
-                 "%s p=%d count=%zu %s=%zu root=%d%s%s: %s%s (%s)",
-                 ch4coll_coll_name(a->coll), a->size, a->count,
-                 red ? "elem_bytes" : "bytes", red ? a->elem.size : a->count,
-                 a->root, a->inplace ? " in_place" : "",
+                 "%s%s p=%d count=%zu %s=%zu root=%d%s%s: %s%s (%s)",
+                 a->nonblocking ? "i" : "", ch4coll_coll_name(a->coll), a->size,
+                 a->count, red ? "elem_bytes" : "bytes",
+                 red ? a->elem.size : a->count, a->root,
+                 a->inplace ? " in_place" : "",
                  red && !a->commutative ? " noncommutative" : "", e->algo->name,
                  params, ch->why);
     if (ch->path && n > 0 && (size_t) n < sizeof e->decision)
@@ -598,21 +601,25 @@ static int alloc_stages(ch4coll_centry_t *e, const ch4coll_call_t *call,
 
 static int wait_done(ch4coll_sched_t *s, int yield)
 {
-    int rc, progressed;
+    int rc, progressed, others;
 
     for (;;) {
         rc = ch4coll_sched_progress(s, &progressed);
         if (rc != CH4COLL_OK || ch4coll_sched_done(s))
             return rc;
-        if (!progressed && yield)
+        /* outstanding nonblocking collectives move on meanwhile: a peer
+         * may be waiting for them before it joins this call */
+        others = ch4coll_nb_outstanding() && ch4coll_nb_progress() > 0;
+        if (!progressed && !others && yield)
             sched_yield();
     }
 }
 
-static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
-                   const ch4coll_call_t *call)
+/* Bind the user buffers (packing non-contiguous sides into the stages)
+ * and start s with the communicator's next tags. */
+static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
+                 const ch4coll_bind_t *io, const ch4coll_call_t *call)
 {
-    const ch4coll_bind_t *io = &e->bind;
     const void *sbuf = call->snd.buf == MPI_IN_PLACE ? NULL : call->snd.buf;
     void *rbuf = call->rcv.buf == MPI_IN_PLACE ? NULL : (void *) call->rcv.buf;
     side_view_t sv, rv;
@@ -621,37 +628,54 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     if (io->staged) {
         views(call, io, c->size, &sv, &rv);
         if (need_send_stage(io)) {
-            rc = move_side(&sv, (void *) sbuf, e->stage[0], 0);
+            rc = move_side(&sv, (void *) sbuf, stage[0], 0);
             if (rc != CH4COLL_OK)
                 return rc;
         }
         if (need_recv_stage(io) && io->r_in) {
-            rc = move_side(&rv, rbuf, e->stage[1], 0);
+            rc = move_side(&rv, rbuf, stage[1], 0);
             if (rc != CH4COLL_OK)
                 return rc;
         }
     }
     /* a v side with negative displacements: offsets start at the lowest */
     if (io->staged && need_send_stage(io))
-        sbuf = e->stage[0];
+        sbuf = stage[0];
     else if (sbuf && io->s_shift)
         sbuf = (const char *) sbuf +
                (ptrdiff_t) io->s_shift * (ptrdiff_t) io->st.extent;
     if (io->staged && need_recv_stage(io))
-        rbuf = e->stage[1];
+        rbuf = stage[1];
     else if (rbuf && io->r_shift)
         rbuf =
             (char *) rbuf + (ptrdiff_t) io->r_shift * (ptrdiff_t) io->rt.extent;
-    rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
-                             ch4coll_comm_next_tag(c, e->sched.ntags),
-                             &ch4coll_transport_pmpi, &c->dup);
+    return ch4coll_sched_start(s, sbuf, rbuf,
+                               ch4coll_comm_next_tag(c, s->ntags),
+                               &ch4coll_transport_pmpi, &c->dup);
+}
+
+/* After the schedule: unpack a staged receive side. */
+static int end(ch4coll_comm_t *c, void *const *stage, const ch4coll_bind_t *io,
+               const ch4coll_call_t *call)
+{
+    side_view_t sv, rv;
+
+    if (!(io->staged && need_recv_stage(io) && io->r_out))
+        return CH4COLL_OK;
+    views(call, io, c->size, &sv, &rv);
+    return move_side(&rv, (void *) call->rcv.buf, stage[1], 1);
+}
+
+static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
+                   const ch4coll_call_t *call)
+{
+    int rc = begin(c, &e->sched, e->stage, &e->bind, call);
+
     /* one message and a core of our own: block in the host MPI */
-    if (rc == CH4COLL_OK &&
-        !(!c->yield && ch4coll_sched_run_direct(&e->sched, &rc)))
+    if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_nb_outstanding() &&
+                              ch4coll_sched_run_direct(&e->sched, &rc)))
         rc = wait_done(&e->sched, c->yield);
-    if (rc == CH4COLL_OK && io->staged && need_recv_stage(io) && io->r_out)
-        rc = move_side(&rv, (void *) call->rcv.buf, e->stage[1], 1);
-    return rc;
+    return rc == CH4COLL_OK ? end(c, e->stage, &e->bind, call) : rc;
 }
 
 static int mpi_error(MPI_Comm comm, int rc)
@@ -666,7 +690,7 @@ static int mpi_error(MPI_Comm comm, int rc)
 }
 
 /* A miss: check the arguments, compute the shape, select and build. */
-static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call,
+static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
                 const ch4coll_key_t *k, ch4coll_centry_t **e)
 {
     ch4coll_args_t a;
@@ -675,10 +699,14 @@ static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call,
     *e = NULL;
     if (!args_valid(call, c) || !shape(c, call, &a, &io))
         return CH4COLL_OK; /* invalid: the host MPI reports it */
+    a.nonblocking = nb;
     return build_entry(c, call, &a, k, &io, e);
 }
 
-int ch4coll_run(const ch4coll_call_t *call)
+/* The communicator state and the built cache entry for call: MPI_SUCCESS,
+ * an MPI error (reported), or CH4COLL_RUN_NATIVE. */
+static int entry_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **cp,
+                     ch4coll_centry_t **ep)
 {
     ch4coll_comm_t *c;
     ch4coll_key_t k;
@@ -692,13 +720,13 @@ int ch4coll_run(const ch4coll_call_t *call)
         return mpi_error(call->comm, rc);
     if (c->inter)
         goto native;
-    make_key(c, call, &k);
+    make_key(c, call, nb, &k);
     e = ch4coll_cache_lookup(&c->cache, &k);
     if (e) {
         stat_hits++;
     } else {
         stat_misses++;
-        rc = miss(c, call, &k, &e);
+        rc = miss(c, call, nb, &k, &e);
         if (rc != CH4COLL_OK)
             return mpi_error(call->comm, rc);
         if (!e)
@@ -711,9 +739,53 @@ int ch4coll_run(const ch4coll_call_t *call)
     if (ch4coll_log_on(CH4COLL_LOG_CALL))
         ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
     stat_calls++;
-    rc = execute(c, e, call);
-    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+    *cp = c;
+    *ep = e;
+    return MPI_SUCCESS;
 native:
     stat_native++;
     return CH4COLL_RUN_NATIVE;
+}
+
+int ch4coll_run(const ch4coll_call_t *call)
+{
+    ch4coll_comm_t *c;
+    ch4coll_centry_t *e;
+    int rc = entry_for(call, 0, &c, &e);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = execute(c, e, call);
+    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+}
+
+int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
+                        ch4coll_inst_t **in)
+{
+    ch4coll_centry_t *e;
+    int rc = entry_for(call, 1, c, &e);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *in = ch4coll_cache_acquire(e);
+    return *in ? MPI_SUCCESS : mpi_error(call->comm, CH4COLL_ERR_NOMEM);
+}
+
+int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
+                      const ch4coll_call_t *call)
+{
+    int rc = begin(c, &in->sched, in->stage, &in->bind, call);
+
+    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+}
+
+int ch4coll_run_end(ch4coll_comm_t *c, ch4coll_inst_t *in,
+                    const ch4coll_call_t *call)
+{
+    return end(c, in->stage, &in->bind, call);
+}
+
+int ch4coll_run_error(MPI_Comm comm, int rc)
+{
+    return mpi_error(comm, rc);
 }

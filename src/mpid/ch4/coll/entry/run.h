@@ -30,4 +30,24 @@ typedef struct {
  * or CH4COLL_RUN_NATIVE. */
 int ch4coll_run(const ch4coll_call_t *call);
 
+/* The pieces of a nonblocking or persistent call (entry/nbc.c):
+ * prepare  selection and schedule as for ch4coll_run (nonblocking
+ *          branches of the tuning tree), and an instance of the schedule
+ *          that no other call uses until released; MPI_SUCCESS, an MPI
+ *          error (reported), or CH4COLL_RUN_NATIVE;
+ * begin    bind the buffers and start it (MPI_SUCCESS or a reported
+ *          MPI error);
+ * end      after it is done: unpack (CH4COLL_OK or an error code);
+ * error    report a CH4COLL_ERR_* code through comm's error handler and
+ *          return the MPI error class. */
+struct ch4coll_comm;
+struct ch4coll_inst;
+int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
+                        struct ch4coll_inst **in);
+int ch4coll_run_begin(struct ch4coll_comm *c, struct ch4coll_inst *in,
+                      const ch4coll_call_t *call);
+int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
+                    const ch4coll_call_t *call);
+int ch4coll_run_error(MPI_Comm comm, int rc);
+
 #endif /* CH4COLL_RUN_H */

@@ -15,8 +15,63 @@ void ch4coll_cache_init(ch4coll_cache_t *c, int limit)
     c->limit = limit > 0 ? limit : 1;
 }
 
+static void inst_free(ch4coll_inst_t *in)
+{
+    ch4coll_sched_destroy(&in->sched);
+    ch4coll_free(in->stage[0]);
+    ch4coll_free(in->stage[1]);
+    ch4coll_free(in);
+}
+
+ch4coll_inst_t *ch4coll_cache_acquire(ch4coll_centry_t *e)
+{
+    ch4coll_inst_t *in;
+    int i;
+
+    for (in = e->insts; in; in = in->next)
+        if (!in->busy) {
+            in->busy = 1;
+            return in;
+        }
+    in = ch4coll_calloc(1, sizeof *in);
+    if (!in)
+        return NULL;
+    if (ch4coll_sched_clone(&in->sched, &e->sched) != CH4COLL_OK) {
+        ch4coll_free(in);
+        return NULL;
+    }
+    for (i = 0; i < 2; i++)
+        if (e->stage[i] &&
+            !(in->stage[i] = ch4coll_malloc(e->stage_bytes[i]))) {
+            inst_free(in);
+            return NULL;
+        }
+    in->bind = e->bind;
+    in->home = e;
+    in->busy = 1;
+    in->next = e->insts;
+    e->insts = in;
+    return in;
+}
+
+void ch4coll_cache_release(ch4coll_inst_t *in)
+{
+    in->busy = 0;
+    if (!in->home)
+        inst_free(in);
+}
+
 static void entry_free(ch4coll_centry_t *e)
 {
+    ch4coll_inst_t *in, *next;
+
+    for (in = e->insts; in; in = next) { /* busy ones live on as orphans */
+        next = in->next;
+        in->home = NULL;
+        in->next = NULL;
+        if (!in->busy)
+            inst_free(in);
+    }
     if (e->built)
         ch4coll_sched_destroy(&e->sched);
     ch4coll_free(e->stage[0]);
@@ -49,7 +104,8 @@ void ch4coll_key_hash(ch4coll_key_t *k)
     uint64_t h = 1469598103934665603ULL;
     int i, j;
 
-    h = mix(h, (uint64_t) k->f.coll | (uint64_t) k->f.inplace << 8 |
+    h = mix(h, (uint64_t) k->f.coll | (uint64_t) k->f.nb << 6 |
+                   (uint64_t) k->f.inplace << 8 |
                    (uint64_t) (uint32_t) k->f.root << 16);
     h = mix(h,
             (uint64_t) (uint32_t) k->f.scount << 32 | (uint32_t) k->f.rcount);

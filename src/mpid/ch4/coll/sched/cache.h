@@ -26,7 +26,7 @@
 typedef struct {
     /* compared as one block: keep these together and padding-free */
     struct {
-        int coll, root, inplace, p;
+        int coll, nb, root, inplace, p; /* nb: nonblocking or persistent */
         int scount, rcount;
         MPI_Datatype stype, rtype;
         MPI_Op op;
@@ -49,6 +49,20 @@ typedef struct {
     int s_shift, r_shift;  /* smallest displacement of a v side (<= 0) */
 } ch4coll_bind_t;
 
+/* A runnable copy of an entry's schedule, for calls that overlap in time:
+ * nonblocking and persistent requests.  The entry keeps its instances and
+ * reuses an idle one, so a steady stream of nonblocking calls of one shape
+ * allocates only up to the number in flight at once.  An instance outlives
+ * the eviction of its entry (home becomes NULL) and is freed on release. */
+typedef struct ch4coll_inst {
+    ch4coll_sched_t sched;
+    void *stage[2];
+    ch4coll_bind_t bind;
+    struct ch4coll_centry *home;
+    struct ch4coll_inst *next; /* the home entry's instances */
+    int busy;
+} ch4coll_inst_t;
+
 typedef struct ch4coll_centry {
     ch4coll_key_t key; /* key.v[] point into vcopy */
     int *vcopy;
@@ -59,7 +73,8 @@ typedef struct ch4coll_centry {
     ch4coll_sched_t sched;
     void *stage[2]; /* packing buffers for non-dense types */
     size_t stage_bytes[2];
-    ch4coll_bind_t bind; /* how run.c binds the user buffers */
+    ch4coll_bind_t bind;   /* how run.c binds the user buffers */
+    ch4coll_inst_t *insts; /* copies for nonblocking and persistent calls */
     uint64_t uses;
     struct ch4coll_centry *hnext;         /* bucket chain */
     struct ch4coll_centry *lprev, *lnext; /* LRU list, newest first */
@@ -94,6 +109,13 @@ void ch4coll_cache_forget(ch4coll_cache_t *c, MPI_Datatype dt, MPI_Op op);
 
 /* Remove and free one entry (a build that failed after insertion). */
 void ch4coll_cache_remove(ch4coll_cache_t *c, ch4coll_centry_t *e);
+
+/* An idle instance of e's built schedule (a new copy when all are busy),
+ * marked busy; NULL when out of memory. */
+ch4coll_inst_t *ch4coll_cache_acquire(ch4coll_centry_t *e);
+
+/* Done with the instance: idle again, or freed if its entry is gone. */
+void ch4coll_cache_release(ch4coll_inst_t *in);
 
 /* A new entry holding a copy of the key, inserted at the front; evicts the
  * oldest entry when over the limit.  The caller fills algo/params/sched. */

@@ -407,6 +407,60 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
     return CH4COLL_OK;
 }
 
+/* A fresh copy of n bytes of src (NULL when n is 0 or src is NULL). */
+static void *dup_bytes(const void *src, size_t n, int *nomem)
+{
+    void *d;
+
+    if (!src || n == 0)
+        return NULL;
+    d = ch4coll_malloc(n);
+    if (!d)
+        *nomem = 1;
+    else
+        memcpy(d, src, n);
+    return d;
+}
+
+int ch4coll_sched_clone(ch4coll_sched_t *dst, const ch4coll_sched_t *src)
+{
+    size_t nv = (size_t) (src->nv + 1), nc = (size_t) (src->ncomm + 1);
+    int nomem = 0, rc;
+
+    if (!src->committed)
+        return CH4COLL_ERR_ARG;
+    *dst = *src;      /* the scalars; every pointer is replaced below */
+    dst->deps = NULL; /* freed at commit: a clone cannot grow */
+    dst->cap_v = src->nv;
+    dst->cap_deps = 0;
+    dst->view = NULL;
+    dst->scratch = NULL;
+    dst->vtx = dup_bytes(src->vtx, (size_t) src->nv * sizeof *src->vtx, &nomem);
+    dst->succ = dup_bytes(
+        src->succ, (size_t) (src->ndeps + 1) * sizeof *src->succ, &nomem);
+    dst->indeg = dup_bytes(src->indeg, nv * sizeof *src->indeg, &nomem);
+    dst->roots = dup_bytes(src->roots, nv * sizeof *src->roots, &nomem);
+    dst->scratch_bytes =
+        dup_bytes(src->scratch_bytes,
+                  (size_t) src->cap_bufs * sizeof *src->scratch_bytes, &nomem);
+    dst->bufs = ch4coll_calloc((size_t) src->cap_bufs, sizeof *dst->bufs);
+    dst->pending = ch4coll_malloc(nv * sizeof *dst->pending);
+    dst->ready = ch4coll_malloc(nv * sizeof *dst->ready);
+    dst->act = ch4coll_malloc(nc * sizeof *dst->act);
+    dst->reqs = ch4coll_malloc(nc * CH4COLL_REQ_MAX);
+    dst->done_idx = ch4coll_malloc(nc * sizeof *dst->done_idx);
+    rc = nomem || !dst->bufs || !dst->pending || !dst->ready || !dst->act ||
+                 !dst->reqs || !dst->done_idx
+             ? CH4COLL_ERR_NOMEM
+             : bind_scratch(dst);
+    if (rc != CH4COLL_OK) {
+        ch4coll_sched_destroy(dst);
+        return rc;
+    }
+    dst->ndone = dst->nv; /* not running */
+    return CH4COLL_OK;
+}
+
 size_t ch4coll_sched_scratch_size(const ch4coll_sched_t *s)
 {
     size_t total = 0;

@@ -206,6 +206,11 @@ int ch4coll_sched_join(ch4coll_sched_t *s, int first);
 /* Freeze the DAG: CSR edges, scratch and run-time arrays. */
 int ch4coll_sched_commit(ch4coll_sched_t *s);
 
+/* An independent copy of a committed schedule: the same DAG with its own
+ * scratch and run state, so that both can run at the same time (one cached
+ * schedule, several outstanding nonblocking calls of that shape). */
+int ch4coll_sched_clone(ch4coll_sched_t *dst, const ch4coll_sched_t *src);
+
 /* Bind the user buffers and make the schedule runnable.  No allocation. */
 int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
                         int tag_base, const ch4coll_transport_t *tp,

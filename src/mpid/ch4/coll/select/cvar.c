@@ -27,7 +27,12 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "force the algorithm of one collective (COLL = BCAST, REDUCE, "
      "ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, GATHER, "
      "GATHERV, SCATTER, SCATTERV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
-     "BARRIER, SCAN, EXSCAN)"},
+     "BARRIER, SCAN, EXSCAN); also governs the nonblocking and persistent "
+     "forms unless MPIR_CVAR_CH4COLL_I<COLL>_ALGORITHM is set"},
+    {"MPIR_CVAR_CH4COLL_I<COLL>_ALGORITHM", "auto",
+     "as MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM",
+     "force the algorithm of the nonblocking (MPI_I<coll>) and persistent "
+     "(MPI_<coll>_init) form of one collective"},
     {"MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE", "(unset)",
      "a path to a JSON tuning file",
      "the selection tree to use instead of the embedded default "
@@ -233,6 +238,15 @@ static const char *const inactive_vars[] = {"MPIR_CVAR_CH4COLL_VERIFY", NULL};
 
 extern char **environ;
 
+/* The name of forced-algorithm variable i: i < CH4COLL_NCOLL the blocking
+ * collective i, above it the nonblocking one (MPIR_CVAR_CH4COLL_I<COLL>). */
+static void forced_var(int i, char *var, size_t len)
+{
+    snprintf(var, len, "MPIR_CVAR_CH4COLL_%s%s_ALGORITHM",
+             i < CH4COLL_NCOLL ? "" : "I",
+             ch4coll_coll_cvar(i % CH4COLL_NCOLL));
+}
+
 static int known_var(const char *name, size_t len)
 {
     char var[96];
@@ -246,9 +260,8 @@ static int known_var(const char *name, size_t len)
         if (strlen(inactive_vars[i]) == len &&
             strncmp(inactive_vars[i], name, len) == 0)
             return 1;
-    for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
-        snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
-                 ch4coll_coll_cvar(coll));
+    for (coll = 0; coll < 2 * CH4COLL_NCOLL; coll++) {
+        forced_var(coll, var, sizeof var);
         if (strlen(var) == len && strncmp(var, name, len) == 0)
             return 1;
     }
@@ -316,17 +329,19 @@ int ch4coll_config_load(void)
              "a byte count in [1, 2^40]", &c->chunk_size);
     c->chunk_size_set =
         getenv("MPIR_CVAR_CH4COLL_CHUNK_SIZE") != NULL && i == c->nerrors;
-    for (coll = 0; coll < CH4COLL_NCOLL; coll++) {
+    for (i = 0; i < 2 * CH4COLL_NCOLL; i++) {
         const char *val;
-        snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s_ALGORITHM",
-                 ch4coll_coll_cvar(coll));
+        ch4coll_forced_t *f;
+        coll = i % CH4COLL_NCOLL;
+        f = i < CH4COLL_NCOLL ? &c->forced[coll] : &c->forced_nb[coll];
+        forced_var(i, var, sizeof var);
         val = getenv(var);
         if (!val)
             continue;
-        if (ch4coll_parse_algorithm(coll, val, &c->forced[coll], err,
-                                    sizeof err) != CH4COLL_OK) {
+        if (ch4coll_parse_algorithm(coll, val, f, err, sizeof err) !=
+            CH4COLL_OK) {
             c->nerrors++;
-            memset(&c->forced[coll], 0, sizeof c->forced[coll]);
+            memset(f, 0, sizeof *f);
             ch4coll_log(CH4COLL_LOG_WARN, "error: %s='%s': %s; using auto", var,
                         val, err);
         }

@@ -95,9 +95,16 @@ static int any(const ch4coll_selin_t *in, int64_t a)
     return 1;
 }
 
+/* "iallreduce" names the nonblocking (and persistent) allreduce: MPICH's
+ * files keep separate branches for them.  select.c searches a nonblocking
+ * call's i-branches first and the blocking ones when none matches. */
 static int coll_is(const ch4coll_selin_t *in, int64_t a)
 {
-    return ch4coll_coll_from_name(coll_words[a]) == in->coll;
+    const char *w = coll_words[a];
+
+    if (w[0] == 'i')
+        return in->nonblocking && ch4coll_coll_from_name(w + 1) == in->coll;
+    return !in->nonblocking && ch4coll_coll_from_name(w) == in->coll;
 }
 
 static int comm_type(const ch4coll_selin_t *in, int64_t a)

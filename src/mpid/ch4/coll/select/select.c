@@ -103,6 +103,7 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
 
     in->have_call = 1;
     in->coll = a->coll;
+    in->nonblocking = a->nonblocking;
     in->commutative = a->commutative;
     in->op_builtin = a->op_builtin;
     in->block_regular = 1;
@@ -189,10 +190,18 @@ static void from_tree(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
     ch4coll_selin_from_args(a, &in);
     leaf = ch4coll_tree_search(tree, &in, accept_leaf, &ac,
                                trace ? tree_trace : NULL);
+    if (!leaf && in.nonblocking) { /* no collective=i<coll> branch */
+        in.nonblocking = 0;
+        if (trace)
+            trace("no collective=i... branch matched: blocking branches", ctx);
+        leaf = ch4coll_tree_search(tree, &in, accept_leaf, &ac,
+                                   trace ? tree_trace : NULL);
+    }
     if (leaf) {
         out->algo = leaf->algo;
         memcpy(out->params, leaf->params, sizeof out->params);
-        out->why = "tuning tree";
+        out->why =
+            in.nonblocking ? "tuning tree, nonblocking branch" : "tuning tree";
         out->path = ch4coll_tree_path(tree, leaf);
         return;
     }
@@ -207,6 +216,10 @@ int ch4coll_select(const ch4coll_args_t *a, const ch4coll_tree_t *tree,
 {
     const ch4coll_forced_t *f = &ch4coll_config.forced[a->coll];
     const char *reason;
+
+    /* MPIR_CVAR_CH4COLL_I<COLL>_ALGORITHM, else the blocking one */
+    if (a->nonblocking && ch4coll_config.forced_nb[a->coll].algo)
+        f = &ch4coll_config.forced_nb[a->coll];
 
     memset(out, 0, sizeof *out);
     if (!ch4coll_config.enable) {

@@ -36,8 +36,9 @@ typedef struct {
     int multi_threaded;
     /* call (have_call = 0 while pruning) */
     int have_call;
-    int coll;      /* ch4coll_coll_t */
-    int64_t count; /* elements (reductions) or bytes */
+    int coll;        /* ch4coll_coll_t */
+    int nonblocking; /* match collective=i<coll> branches, not <coll> */
+    int64_t count;   /* elements (reductions) or bytes */
     int64_t avg_msg_size, total_msg_size;
     int commutative, op_builtin, inplace, block_regular;
 } ch4coll_selin_t;

@@ -1,0 +1,399 @@
+/*
+ * nbc.c - nonblocking and persistent collectives in preload mode.
+ *
+ * A nonblocking collective is the blocking call's cached schedule, run by
+ * an instance of its own (sched/cache.h: several calls of one shape may be
+ * in flight at once), started at MPI_I<coll> and moved on whenever the
+ * application is inside MPI: the wrappers of the wait/test family, of the
+ * blocking point-to-point calls and of the collectives call
+ * ch4coll_nb_progress() while any collective is in flight (preload.c).
+ *
+ * The request.  The application needs an MPI_Request of the host MPI that
+ * it can mix with its own in MPI_Waitall, MPI_Testsome, ... and that works
+ * for persistent collectives too (MPI_Start, inactive after completion,
+ * MPI_Request_free).  Generalized requests cannot be restarted, so every
+ * ch4coll request is a zero-byte receive on a private duplicate of
+ * MPI_COMM_SELF, with a tag no other live request uses: MPI_Irecv for a
+ * nonblocking call, MPI_Recv_init for a persistent one (MPI_Start posts it
+ * again).  When the schedule completes, ch4coll sends the zero-byte message
+ * that completes it; from then on the host MPI's own Wait/Test semantics
+ * apply unchanged (status: MPI leaves MPI_SOURCE and MPI_TAG of a
+ * collective's status undefined; the count is 0).
+ *
+ * Records.  Each request has a record, found by handle (a hash table) while
+ * it is active or persistent: MPI_Start, MPI_Request_free and MPI_Cancel
+ * need to know which handles are ch4coll's.  Active records are also on a
+ * list that progress walks.  A record holds a reference on its
+ * communicator's state, so MPI_Comm_free with collectives in flight is
+ * fine (MPI lets them complete).
+ *
+ * MPI rules kept: nonblocking collective requests cannot be cancelled and
+ * must not be freed while active (MPI 4.0 sections 6.12 and 6.13); such
+ * calls get MPI_ERR_REQUEST through the communicator's error handler.
+ * MPI_Finalize with collectives in flight is reported as an error.
+ */
+#include "nbc.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../util/util.h"
+#include "comm.h"
+
+typedef struct nbreq {
+    MPI_Request handle; /* the application's request */
+    int tag;            /* its tag on token_comm */
+    int persistent;
+    int active;
+    ch4coll_comm_t *c;
+    ch4coll_inst_t *inst;
+    ch4coll_call_t call;       /* buffers and v-arrays stay the application's */
+    struct nbreq *prev, *next; /* active list; free list */
+    struct nbreq *hnext;       /* handle hash chain */
+} nbreq_t;
+
+#define NB_BUCKETS 256
+
+int ch4coll_nb_nactive;
+static nbreq_t *active_head;
+static nbreq_t *spare; /* freed records, reused */
+static nbreq_t *hash[NB_BUCKETS];
+static int npersistent; /* live persistent records */
+static MPI_Comm token_comm = MPI_COMM_NULL;
+static int token_tag_ub, next_token_tag;
+
+/* ------------------------------------------------------ handle table */
+
+static unsigned bucket_of(MPI_Request r)
+{
+    uint64_t h = 0;
+
+    memcpy(&h, &r, sizeof r < sizeof h ? sizeof r : sizeof h);
+    return (unsigned) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 56) % NB_BUCKETS;
+}
+
+static nbreq_t *find(MPI_Request r)
+{
+    nbreq_t *q;
+
+    if (r == MPI_REQUEST_NULL)
+        return NULL;
+    for (q = hash[bucket_of(r)]; q; q = q->hnext)
+        if (q->handle == r)
+            return q;
+    return NULL;
+}
+
+static void hash_add(nbreq_t *q)
+{
+    unsigned b = bucket_of(q->handle);
+
+    q->hnext = hash[b];
+    hash[b] = q;
+}
+
+static void hash_del(nbreq_t *q)
+{
+    nbreq_t **pp = &hash[bucket_of(q->handle)];
+
+    while (*pp && *pp != q)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = q->hnext;
+}
+
+/* ------------------------------------------------------------ tokens */
+
+static int token_init(void)
+{
+    int *ub, flag;
+
+    if (token_comm != MPI_COMM_NULL)
+        return CH4COLL_OK;
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &token_comm) != MPI_SUCCESS)
+        return CH4COLL_ERR_MPI;
+    PMPI_Comm_get_attr(token_comm, MPI_TAG_UB, &ub, &flag);
+    token_tag_ub = flag ? *ub : 32767;
+    return CH4COLL_OK;
+}
+
+static int tag_in_use(int tag)
+{
+    int b;
+    nbreq_t *q;
+
+    for (b = 0; b < NB_BUCKETS; b++)
+        for (q = hash[b]; q; q = q->hnext)
+            if (q->tag == tag)
+                return 1;
+    return 0;
+}
+
+/* A tag no live request holds.  The sequence wraps only after tag_ub
+ * requests; from then on a tag is checked against the live ones. */
+static int token_tag(void)
+{
+    static int wrapped;
+    int t;
+
+    do {
+        if (next_token_tag >= token_tag_ub) {
+            next_token_tag = 0;
+            wrapped = 1;
+        }
+        t = next_token_tag++;
+    } while (wrapped && tag_in_use(t));
+    return t;
+}
+
+/* Complete the application's request. */
+static int token_send(const nbreq_t *q)
+{
+    MPI_Request r;
+
+    if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, q->tag, token_comm, &r) != MPI_SUCCESS)
+        return CH4COLL_ERR_MPI;
+    return PMPI_Request_free(&r) == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
+/* ------------------------------------------------------------ records */
+
+static nbreq_t *record_new(void)
+{
+    nbreq_t *q = spare;
+
+    if (q)
+        spare = q->next;
+    else
+        q = ch4coll_malloc(sizeof *q);
+    if (q)
+        memset(q, 0, sizeof *q);
+    return q;
+}
+
+/* The record lets go of its instance and communicator. */
+static void record_free(nbreq_t *q)
+{
+    ch4coll_cache_release(q->inst);
+    ch4coll_comm_unref(q->c);
+    q->next = spare;
+    spare = q;
+}
+
+static MPI_Comm error_comm(const nbreq_t *q)
+{
+    return q->c->user != MPI_COMM_NULL ? q->c->user : MPI_COMM_WORLD;
+}
+
+static void activate(nbreq_t *q)
+{
+    q->active = 1;
+    q->prev = NULL;
+    q->next = active_head;
+    if (active_head)
+        active_head->prev = q;
+    active_head = q;
+    ch4coll_nb_nactive++;
+}
+
+static void deactivate(nbreq_t *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        active_head = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    q->active = 0;
+    ch4coll_nb_nactive--;
+}
+
+/* The schedule is done (rc: how it ended): unpack, complete the
+ * application's request, and drop a nonblocking record. */
+static void finish(nbreq_t *q, int rc)
+{
+    deactivate(q);
+    if (rc == CH4COLL_OK)
+        rc = ch4coll_run_end(q->c, q->inst, &q->call);
+    if (rc != CH4COLL_OK) {
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: nonblocking %s failed: %s; its request "
+                    "completes with undefined buffer contents",
+                    ch4coll_coll_name(q->call.coll), ch4coll_strerror(rc));
+        ch4coll_run_error(error_comm(q), rc);
+    }
+    if (token_send(q) != CH4COLL_OK)
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: cannot complete the request of a nonblocking "
+                    "%s",
+                    ch4coll_coll_name(q->call.coll));
+    if (!q->persistent) {
+        hash_del(q);
+        record_free(q);
+    }
+}
+
+/* Start q's schedule and take its first steps (the first sends go out
+ * now, not at the first wait: that is where overlap comes from). */
+static int launch(nbreq_t *q)
+{
+    int rc = ch4coll_run_begin(q->c, q->inst, &q->call), progressed;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    activate(q);
+    rc = ch4coll_sched_progress(&q->inst->sched, &progressed);
+    if (rc != CH4COLL_OK || ch4coll_sched_done(&q->inst->sched))
+        finish(q, rc);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------- entry */
+
+int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
+                      MPI_Request *req)
+{
+    ch4coll_comm_t *c;
+    ch4coll_inst_t *in;
+    nbreq_t *q;
+    int rc = ch4coll_run_prepare(call, &c, &in);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    q = record_new();
+    if (!q || token_init() != CH4COLL_OK) {
+        ch4coll_free(q);
+        ch4coll_cache_release(in);
+        return ch4coll_run_error(call->comm,
+                                 q ? CH4COLL_ERR_MPI : CH4COLL_ERR_NOMEM);
+    }
+    q->persistent = persistent;
+    q->c = c;
+    q->inst = in;
+    q->call = *call;
+    q->tag = token_tag();
+    c->refs++;
+    rc = persistent
+             ? PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, token_comm,
+                              &q->handle)
+             : PMPI_Irecv(NULL, 0, MPI_BYTE, 0, q->tag, token_comm, &q->handle);
+    if (rc != MPI_SUCCESS) {
+        record_free(q);
+        return ch4coll_run_error(call->comm, CH4COLL_ERR_MPI);
+    }
+    hash_add(q);
+    npersistent += persistent;
+    *req = q->handle;
+    return persistent ? MPI_SUCCESS : launch(q);
+}
+
+int ch4coll_nb_progress(void)
+{
+    nbreq_t *q, *next;
+    int n = 0, progressed, rc;
+
+    for (q = active_head; q; q = next) {
+        next = q->next;
+        rc = ch4coll_sched_progress(&q->inst->sched, &progressed);
+        if (rc != CH4COLL_OK || ch4coll_sched_done(&q->inst->sched))
+            finish(q, rc);
+        n += progressed || rc != CH4COLL_OK;
+    }
+    return n;
+}
+
+int ch4coll_nb_wait_until(int (*test)(void *ctx, int *flag), void *ctx)
+{
+    int flag = 0, rc, moved, yield = ch4coll_comm_want_yield();
+
+    for (;;) {
+        moved = ch4coll_nb_progress();
+        rc = test(ctx, &flag);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        if (!moved && yield)
+            sched_yield();
+    }
+}
+
+static int request_error(const nbreq_t *q, const char *what)
+{
+    ch4coll_log(CH4COLL_LOG_WARN, "error: %s %s collective request (%s): %s",
+                what, q->persistent ? "a persistent" : "a nonblocking",
+                ch4coll_coll_name(q->call.coll),
+                "MPI 4.0 sections 6.12 and 6.13 make this erroneous");
+    PMPI_Comm_call_errhandler(error_comm(q), MPI_ERR_REQUEST);
+    return MPI_ERR_REQUEST;
+}
+
+int ch4coll_nb_start(MPI_Request *req, int *handled)
+{
+    nbreq_t *q = find(*req);
+    int rc;
+
+    *handled = q && q->persistent;
+    if (!*handled)
+        return MPI_SUCCESS;
+    if (q->active)
+        return request_error(q, "MPI_Start on an active");
+    rc = PMPI_Start(&q->handle);
+    return rc != MPI_SUCCESS ? rc : launch(q);
+}
+
+int ch4coll_nb_request_free(MPI_Request *req, int *handled)
+{
+    nbreq_t *q = find(*req);
+
+    *handled = q != NULL;
+    if (!q)
+        return MPI_SUCCESS;
+    if (q->active)
+        return request_error(q, "MPI_Request_free on an active");
+    hash_del(q);
+    npersistent--;
+    record_free(q);
+    return PMPI_Request_free(req);
+}
+
+int ch4coll_nb_cancel(MPI_Request *req, int *handled)
+{
+    nbreq_t *q = find(*req);
+
+    *handled = q != NULL;
+    return q ? request_error(q, "MPI_Cancel on") : MPI_SUCCESS;
+}
+
+int ch4coll_nb_finalize(void)
+{
+    int b, n = ch4coll_nb_nactive;
+    nbreq_t *q, *next;
+
+    if (n > 0) {
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: MPI_Finalize with %d ch4coll nonblocking "
+                    "collective(s) not completed (the first: %s); complete "
+                    "every request before MPI_Finalize",
+                    n, ch4coll_coll_name(active_head->call.coll));
+        return 1;
+    }
+    for (b = 0; b < NB_BUCKETS; b++) { /* persistent, never freed */
+        for (q = hash[b]; q; q = next) {
+            next = q->hnext;
+            PMPI_Request_free(&q->handle);
+            record_free(q);
+        }
+        hash[b] = NULL;
+    }
+    npersistent = 0;
+    while (spare) {
+        q = spare;
+        spare = q->next;
+        ch4coll_free(q);
+    }
+    if (token_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&token_comm);
+    next_token_tag = 0;
+    return 0;
+}
