@@ -1077,9 +1077,13 @@ START_TEST(test_tree_unknown_algorithm)
     e = load_err(J("{'collective=bcast': {'algorithm=Binomial': {}}}"));
     ck_assert_has(e, "unknown algorithm");
     /* a collective ch4coll does not run: only native and MPICH names */
-    e = load_err(J("{'collective=iallreduce': {'algorithm=ring': {}}}"));
-    ck_assert_has(e, "collective=iallreduce > algorithm=ring");
+    e = load_err(J("{'collective=ineighbor_allgather': {'algorithm=ring': "
+                   "{}}}"));
+    ck_assert_has(e, "collective=ineighbor_allgather > algorithm=ring");
     ck_assert_has(e, "no algorithm 'ring'");
+    /* a nonblocking collective has its blocking form's algorithms */
+    e = load_err(J("{'collective=iallreduce': {'algorithm=rign': {}}}"));
+    ck_assert_has(e, "unknown algorithm 'rign'");
 }
 END_TEST
 
@@ -2400,6 +2404,65 @@ START_TEST(test_select_sub)
 }
 END_TEST
 
+/* Nonblocking calls search the collective=i<coll> branches first and the
+ * blocking ones when none matches; blocking calls never see i-branches.
+ * MPIR_CVAR_CH4COLL_I<COLL>_ALGORITHM forces only the nonblocking form,
+ * the blocking CVAR both. */
+static const char *nb_choice(const ch4coll_tree_t *t, int nonblocking,
+                             int64_t count)
+{
+    ch4coll_selin_t comm;
+    ch4coll_choice_t ch;
+    ch4coll_args_t a;
+
+    memset(&comm, 0, sizeof comm);
+    comm.comm_size = 6;
+    comm.nodes = 6;
+    comm.node_consecutive = 1;
+    comm.hierarchy = CH4COLL_HIER_FLAT;
+    memset(&a, 0, sizeof a);
+    a.coll = CH4COLL_ALLREDUCE;
+    a.size = 6;
+    a.count = (size_t) count;
+    a.elem = int_elem;
+    a.op = MPI_SUM;
+    a.commutative = 1;
+    a.op_builtin = 1;
+    a.nonblocking = nonblocking;
+    ck_assert_int_eq(ch4coll_select(&a, t, &comm, &ch, NULL, NULL), 0);
+    return ch.algo->name;
+}
+
+START_TEST(test_select_nonblocking)
+{
+    ch4coll_config_t saved = ch4coll_config;
+    ch4coll_tree_t both, blocking_only;
+
+    load_ok(&both, "{\"collective=iallreduce\": {\"count<=100\": "
+                   "{\"algorithm=ring\": {}}},"
+                   " \"collective=allreduce\": {\"algorithm=butterfly\": {}}}");
+    load_ok(&blocking_only,
+            "{\"collective=allreduce\": {\"algorithm=butterfly\": {}}}");
+    ck_assert_str_eq(nb_choice(&both, 1, 10), "ring");
+    ck_assert_str_eq(nb_choice(&both, 0, 10), "butterfly");
+    /* the i-branch has no leaf for this count: the blocking branch */
+    ck_assert_str_eq(nb_choice(&both, 1, 1000), "butterfly");
+    ck_assert_str_eq(nb_choice(&blocking_only, 1, 10), "butterfly");
+    ch4coll_config.forced_nb[CH4COLL_ALLREDUCE].algo =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "recursive_doubling");
+    ck_assert_str_eq(nb_choice(&both, 1, 10), "recursive_doubling");
+    ck_assert_str_eq(nb_choice(&both, 0, 10), "butterfly");
+    ch4coll_config.forced_nb[CH4COLL_ALLREDUCE].algo = NULL;
+    ch4coll_config.forced[CH4COLL_ALLREDUCE].algo =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "reduce_bcast");
+    ck_assert_str_eq(nb_choice(&both, 1, 10), "reduce_bcast");
+    ck_assert_str_eq(nb_choice(&both, 0, 10), "reduce_bcast");
+    ch4coll_config = saved;
+    ch4coll_tree_free(&both);
+    ch4coll_tree_free(&blocking_only);
+}
+END_TEST
+
 /* ============================================================= corpus */
 
 START_TEST(test_corpus_bad)
@@ -2626,6 +2689,7 @@ static Suite *select_suite(void)
     tc = tcase_create("files");
     tcase_add_test(tc, test_default);
     tcase_add_test(tc, test_select_sub);
+    tcase_add_test(tc, test_select_nonblocking);
     tcase_add_test(tc, test_corpus_bad);
     tcase_add_test(tc, test_corpus_good);
     tcase_add_test(tc, test_corpus_good_decisions);

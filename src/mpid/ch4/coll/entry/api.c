@@ -253,7 +253,13 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
     cur = buf;
     while ((more = ch4coll_spec_next(&cur, &kv, &eq, err, len)) > 0) {
         if (strcmp(kv, "coll") == 0) {
-            if ((a->coll = ch4coll_coll_from_name(eq)) < 0) {
+            /* coll=iallreduce: the nonblocking (and persistent) form */
+            a->coll = ch4coll_coll_from_name(eq);
+            a->nonblocking = a->coll < 0 && eq[0] == 'i' &&
+                             ch4coll_coll_from_name(eq + 1) >= 0;
+            if (a->nonblocking)
+                a->coll = ch4coll_coll_from_name(eq + 1);
+            if (a->coll < 0) {
                 snprintf(err, len, "unknown collective '%s'", eq);
                 return -1;
             }
@@ -395,10 +401,10 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
     snprintf(line, sizeof line,
-             "%s comm_size=%d bytes=%lld nodes=%d ppn=%d..%d%s%s%s "
+             "%s%s comm_size=%d bytes=%lld nodes=%d ppn=%d..%d%s%s%s "
              "(tree: %s)",
-             ch4coll_coll_name(a.coll), a.size, (long long) bytes, comm.nodes,
-             comm.ppn_min, comm.ppn_max,
+             a.nonblocking ? "i" : "", ch4coll_coll_name(a.coll), a.size,
+             (long long) bytes, comm.nodes, comm.ppn_min, comm.ppn_max,
              comm.nodes > 1 && comm.nodes < a.size
                  ? (map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
                  : "",

@@ -738,7 +738,6 @@ static int entry_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **cp,
         goto native;
     if (ch4coll_log_on(CH4COLL_LOG_CALL))
         ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
-    stat_calls++;
     *cp = c;
     *ep = e;
     return MPI_SUCCESS;
@@ -755,6 +754,7 @@ int ch4coll_run(const ch4coll_call_t *call)
 
     if (rc != MPI_SUCCESS)
         return rc;
+    stat_calls++;
     rc = execute(c, e, call);
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
 }
@@ -776,6 +776,7 @@ int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
 {
     int rc = begin(c, &in->sched, in->stage, &in->bind, call);
 
+    stat_calls++; /* every start of a persistent request counts */
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
 }
 

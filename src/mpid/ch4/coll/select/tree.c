@@ -103,6 +103,15 @@ static const ch4coll_algo_t *map_mpich(int coll, const char *name)
     return al ? al : ch4coll_algo_find(coll, "native");
 }
 
+/* The collective a collective= value names: "iallreduce" (nonblocking
+ * and persistent allreduce) has allreduce's algorithms. */
+static int coll_of_key(const char *name)
+{
+    int c = ch4coll_coll_from_name(name);
+
+    return c >= 0 || name[0] != 'i' ? c : ch4coll_coll_from_name(name + 1);
+}
+
 /* ----------------------------------------------------------- building */
 
 typedef struct {
@@ -311,7 +320,7 @@ static void build(loader_t *L, int at, json_object *obj, int coll,
         }
         seen_any |= n->pred == ch4coll_npreds;
         if (strcmp(ch4coll_pred_row(n->pred)->name, "collective") == 0) {
-            ccoll = ch4coll_coll_from_name(strchr(key, '=') + 1);
+            ccoll = coll_of_key(strchr(key, '=') + 1);
             if (coll_known && ccoll != coll)
                 warn_at(L, t->paths + path,
                         "never matches: nested in a "
