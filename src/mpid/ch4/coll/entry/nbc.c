@@ -289,11 +289,17 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
     return persistent ? MPI_SUCCESS : launch(q);
 }
 
+/* Not re-entered: an error handler that finish() calls may call MPI, whose
+ * wrappers would walk the list being walked. */
 int ch4coll_nb_progress(void)
 {
+    static int busy;
     nbreq_t *q, *next;
     int n = 0, progressed, rc;
 
+    if (busy)
+        return 0;
+    busy = 1;
     for (q = active_head; q; q = next) {
         next = q->next;
         rc = ch4coll_sched_progress(&q->inst->sched, &progressed);
@@ -301,6 +307,7 @@ int ch4coll_nb_progress(void)
             finish(q, rc);
         n += progressed || rc != CH4COLL_OK;
     }
+    busy = 0;
     return n;
 }
 
