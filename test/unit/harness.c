@@ -95,16 +95,19 @@ static ch4coll_elem_t elem_of(int dtype)
     return e;
 }
 
-static val_t input_val(int dtype, int r, size_t i)
+/* Element i of rank r's input; salt 0 is hz_run's data, other salts give
+ * each interleaved call (and each round) data of its own. */
+static val_t input_val(int dtype, unsigned salt, int r, size_t i)
 {
+    size_t s = salt;
     val_t v;
 
     if (dtype == HZ_INT_SUM || dtype == HZ_VEC_SUM) {
-        v.a = (int64_t) ((r * 7 + i * 13) % 1000) - 500;
-        v.b = dtype == HZ_VEC_SUM ? (int64_t) ((r * 3 + i) % 100) : 0;
+        v.a = (int64_t) ((r * 7 + i * 13 + s * 29) % 1000) - 500;
+        v.b = dtype == HZ_VEC_SUM ? (int64_t) ((r * 3 + i + s) % 100) : 0;
     } else {
-        v.a = 1 + (int64_t) ((r * 31 + i * 17) % 1000);
-        v.b = (int64_t) ((r * 7 + i * 3) % 1000);
+        v.a = 1 + (int64_t) ((r * 31 + i * 17 + s * 5) % 1000);
+        v.b = (int64_t) ((r * 7 + i * 3 + s * 11) % 1000);
     }
     return v;
 }
@@ -135,19 +138,21 @@ static void put(int dtype, unsigned char *buf, size_t i, val_t v)
 }
 
 /* Fold of input_val(k, idx) for k in [lo, hi). */
-static val_t fold(int dtype, int lo, int hi, size_t idx)
+static val_t fold(int dtype, unsigned salt, int lo, int hi, size_t idx)
 {
-    val_t acc = input_val(dtype, lo, idx);
+    val_t acc = input_val(dtype, salt, lo, idx);
     int k;
 
     for (k = lo + 1; k < hi; k++)
-        acc = combine(dtype, acc, input_val(dtype, k, idx));
+        acc = combine(dtype, acc, input_val(dtype, salt, k, idx));
     return acc;
 }
 
-static unsigned char data_byte(int r, int j, size_t i)
+static unsigned char data_byte(unsigned salt, int r, int j, size_t i)
 {
-    return (unsigned char) ((r * 131 + j * 17 + (int) i * 7 + 1) & 0xff);
+    return (unsigned char) ((r * 131 + j * 17 + (int) i * 7 + 1 +
+                             (int) (salt * 53u)) &
+                            0xff);
 }
 
 /* -------------------------------------------------------------- layout */
@@ -162,6 +167,7 @@ typedef struct {
     size_t *ssz, *rsz;
     int *node_of; /* virtual placement (hz_case_t.ppn > 0) */
     ch4coll_locality_t loc;
+    unsigned salt; /* which data: input_val(), data_byte() */
 } world_t;
 
 static size_t irr(size_t n, int j)
@@ -363,29 +369,29 @@ static void fill_inputs(const hz_case_t *c, world_t *w, int r)
         unsigned char *dst =
             c->inplace && (coll != CH4COLL_REDUCE || root) ? rb : s;
         for (i = 0; i < cnt; i++)
-            put(c->dtype, dst, i, input_val(c->dtype, r, i));
+            put(c->dtype, dst, i, input_val(c->dtype, w->salt, r, i));
         return;
     }
     switch (coll) {
     case CH4COLL_BCAST:
         if (root)
             for (i = 0; i < n; i++)
-                rb[i] = data_byte(r, 0, i);
+                rb[i] = data_byte(w->salt, r, 0, i);
         break;
     case CH4COLL_GATHER:
     case CH4COLL_ALLGATHER:
         for (i = 0; i < n; i++) {
-            s[i] = data_byte(r, 0, i);
+            s[i] = data_byte(w->salt, r, 0, i);
             if (c->inplace && (coll == CH4COLL_ALLGATHER || root))
-                rb[(size_t) r * n + i] = data_byte(r, 0, i);
+                rb[(size_t) r * n + i] = data_byte(w->salt, r, 0, i);
         }
         break;
     case CH4COLL_GATHERV:
     case CH4COLL_ALLGATHERV:
         for (i = 0; i < w->c[r]; i++) {
-            s[i] = data_byte(r, 0, i);
+            s[i] = data_byte(w->salt, r, 0, i);
             if (c->inplace && (coll == CH4COLL_ALLGATHERV || root))
-                rb[w->d[r] + i] = data_byte(r, 0, i);
+                rb[w->d[r] + i] = data_byte(w->salt, r, 0, i);
         }
         break;
     case CH4COLL_SCATTER:
@@ -396,18 +402,19 @@ static void fill_inputs(const hz_case_t *c, world_t *w, int r)
             for (i = 0; i < n; i++)
                 (coll == CH4COLL_ALLTOALL && c->inplace
                      ? rb
-                     : s)[(size_t) j * n + i] = data_byte(r, j, i);
+                     : s)[(size_t) j * n + i] = data_byte(w->salt, r, j, i);
         break;
     case CH4COLL_SCATTERV:
         if (root)
             for (j = 0; j < p; j++)
                 for (i = 0; i < w->c[j]; i++)
-                    s[w->d[j] + i] = data_byte(r, j, i);
+                    s[w->d[j] + i] = data_byte(w->salt, r, j, i);
         break;
     case CH4COLL_ALLTOALLV:
         for (j = 0; j < p; j++)
             for (i = 0; i < w->sc[r][j]; i++)
-                (c->inplace ? rb : s)[w->sd[r][j] + i] = data_byte(r, j, i);
+                (c->inplace ? rb : s)[w->sd[r][j] + i] =
+                    data_byte(w->salt, r, j, i);
         break;
     default:
         break;
@@ -432,7 +439,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
     switch (coll) {
     case CH4COLL_BCAST:
         for (i = 0; i < n; i++)
-            x[i] = data_byte(c->root, 0, i);
+            x[i] = data_byte(w->salt, c->root, 0, i);
         break;
     case CH4COLL_GATHER:
     case CH4COLL_ALLGATHER:
@@ -440,7 +447,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
             break;
         for (j = 0; j < p; j++)
             for (i = 0; i < n; i++)
-                x[(size_t) j * n + i] = data_byte(j, 0, i);
+                x[(size_t) j * n + i] = data_byte(w->salt, j, 0, i);
         break;
     case CH4COLL_GATHERV:
     case CH4COLL_ALLGATHERV:
@@ -448,49 +455,49 @@ static void expect(const hz_case_t *c, world_t *w, int r)
             break;
         for (j = 0; j < p; j++)
             for (i = 0; i < w->c[j]; i++)
-                x[w->d[j] + i] = data_byte(j, 0, i);
+                x[w->d[j] + i] = data_byte(w->salt, j, 0, i);
         break;
     case CH4COLL_SCATTER:
         if (!(root && c->inplace))
             for (i = 0; i < n; i++)
-                x[i] = data_byte(c->root, r, i);
+                x[i] = data_byte(w->salt, c->root, r, i);
         break;
     case CH4COLL_SCATTERV:
         if (!(root && c->inplace))
             for (i = 0; i < w->c[r]; i++)
-                x[i] = data_byte(c->root, r, i);
+                x[i] = data_byte(w->salt, c->root, r, i);
         break;
     case CH4COLL_ALLTOALL:
         for (j = 0; j < p; j++)
             for (i = 0; i < n; i++)
-                x[(size_t) j * n + i] = data_byte(j, r, i);
+                x[(size_t) j * n + i] = data_byte(w->salt, j, r, i);
         break;
     case CH4COLL_ALLTOALLV:
         for (j = 0; j < p; j++)
             for (i = 0; i < w->rc[r][j]; i++) {
-                b = data_byte(j, r, i);
+                b = data_byte(w->salt, j, r, i);
                 expect_bytes(w, r, w->rd[r][j] + i, &b, 1);
             }
         break;
     case CH4COLL_REDUCE:
         if (root)
             for (i = 0; i < n; i++)
-                put(c->dtype, x, i, fold(c->dtype, 0, p, i));
+                put(c->dtype, x, i, fold(c->dtype, w->salt, 0, p, i));
         break;
     case CH4COLL_ALLREDUCE:
         for (i = 0; i < n; i++)
-            put(c->dtype, x, i, fold(c->dtype, 0, p, i));
+            put(c->dtype, x, i, fold(c->dtype, w->salt, 0, p, i));
         break;
     case CH4COLL_SCAN:
         for (i = 0; i < n; i++)
-            put(c->dtype, x, i, fold(c->dtype, 0, r + 1, i));
+            put(c->dtype, x, i, fold(c->dtype, w->salt, 0, r + 1, i));
         break;
     case CH4COLL_EXSCAN:
         if (r == 0) /* undefined by MPI */
             memset(w->care[r], 0, w->rsz[r]);
         else
             for (i = 0; i < n; i++)
-                put(c->dtype, x, i, fold(c->dtype, 0, r, i));
+                put(c->dtype, x, i, fold(c->dtype, w->salt, 0, r, i));
         break;
     case CH4COLL_REDUCE_SCATTER_BLOCK:
     case CH4COLL_REDUCE_SCATTER: {
@@ -499,7 +506,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
         /* in place, the input beyond the result stays as it was: MPI
          * defines only the result, and the host MPI leaves the rest */
         for (i = 0; i < cnt; i++)
-            put(c->dtype, x, i, fold(c->dtype, 0, p, off + i));
+            put(c->dtype, x, i, fold(c->dtype, w->salt, 0, p, off + i));
         break;
     }
     default:
@@ -592,18 +599,32 @@ static int compare(const hz_case_t *c, world_t *w, int r, char *err, size_t len)
     return 0;
 }
 
-/* The parts of a run every case needs: v-arrays, the per-rank buffer
- * pointer arrays (entries NULL), p schedules and the parameters. */
-static void world_open(const hz_case_t *c, world_t *w, ch4coll_sched_t **s,
-                       ch4coll_sched_t ***sp, int64_t *params)
-{
-    int p = c->p;
+/* One call of the collective on every rank: its data, its p schedules and
+ * the tags it uses on the loop world.  hz_run and hz_model use one; the
+ * interleaved runner one per (case, clone). */
+typedef struct {
+    const hz_case_t *c;
+    world_t w;
+    ch4coll_sched_t *s;   /* p schedules */
+    ch4coll_sched_t **sp; /* pointers to them, for ch4coll_loop_run() */
+    int64_t params[CH4COLL_MAX_PARAMS];
+    int tag_base;
+    int ci, clone; /* interleaved: case index, clone number (0: built) */
+} inst_t;
 
-    memset(w, 0, sizeof *w);
+/* The parts of a call every case needs: v-arrays, locality, the per-rank
+ * buffer pointer arrays (entries NULL), p schedules and the parameters. */
+static void inst_open(inst_t *in, const hz_case_t *c)
+{
+    world_t *w = &in->w;
+    int p = c->p, r;
+
+    memset(in, 0, sizeof *in);
+    in->c = c;
     w->p = p;
     setup_v(c, w);
     if (c->ppn > 0) {
-        int r, *tmp = xcalloc((size_t) p * sizeof *tmp);
+        int *tmp = xcalloc((size_t) p * sizeof *tmp);
         w->node_of = xcalloc((size_t) p * sizeof *w->node_of);
         for (r = 0; r < p; r++)
             w->node_of[r] = ch4coll_virtual_node(r, p, c->ppn, c->map);
@@ -617,131 +638,444 @@ static void world_open(const hz_case_t *c, world_t *w, ch4coll_sched_t **s,
     w->sinit = xcalloc((size_t) p * sizeof *w->sinit);
     w->exp = xcalloc((size_t) p * sizeof *w->exp);
     w->care = xcalloc((size_t) p * sizeof *w->care);
-    *s = xcalloc((size_t) p * sizeof **s);
-    *sp = xcalloc((size_t) p * sizeof **sp);
+    in->s = xcalloc((size_t) p * sizeof *in->s);
+    in->sp = xcalloc((size_t) p * sizeof *in->sp);
+    for (r = 0; r < p; r++)
+        in->sp[r] = &in->s[r];
     if (c->params)
-        memcpy(params, c->params, CH4COLL_MAX_PARAMS * sizeof *params);
+        memcpy(in->params, c->params, CH4COLL_MAX_PARAMS * sizeof *c->params);
     else
-        ch4coll_algo_default_params(c->algo, params);
+        ch4coll_algo_default_params(c->algo, in->params);
+}
+
+/* Every rank's buffers (sizes in bytes, 64 bytes of margin each). */
+static void inst_buffers(inst_t *in)
+{
+    const hz_case_t *c = in->c;
+    world_t *w = &in->w;
+    size_t unit =
+        ch4coll_coll_is_reduction(c->algo->coll) ? ext_of(c->dtype) : 1;
+    int r;
+
+    w->ssz = xcalloc((size_t) c->p * sizeof *w->ssz);
+    w->rsz = xcalloc((size_t) c->p * sizeof *w->rsz);
+    for (r = 0; r < c->p; r++) {
+        sizes(c, w, r, &w->ssz[r], &w->rsz[r]);
+        w->ssz[r] *= unit;
+        w->rsz[r] *= unit;
+        w->sbuf[r] = xcalloc(w->ssz[r] + 64);
+        w->rbuf[r] = xcalloc(w->rsz[r] + 64);
+        w->sinit[r] = xcalloc(w->ssz[r] + 64);
+        w->exp[r] = xcalloc(w->rsz[r] + 64);
+        w->care[r] = xcalloc(w->rsz[r] + 64);
+    }
+}
+
+static void inst_close(inst_t *in)
+{
+    int r;
+
+    for (r = 0; r < in->w.p; r++)
+        ch4coll_sched_destroy(&in->s[r]);
+    free(in->s);
+    free(in->sp);
+    world_free(&in->w);
 }
 
 /* Build and commit every rank's schedule; 0, or -1 with the failing rank
  * in err.  *formula (if not NULL) gets the cost function at the root. */
-static int build_all(const hz_case_t *c, world_t *w, ch4coll_sched_t *s,
-                     ch4coll_sched_t **sp, const int64_t *params,
-                     const ch4coll_model_t *m, double *formula, char *err,
-                     size_t errlen)
+static int inst_build(inst_t *in, const ch4coll_model_t *m, double *formula,
+                      char *err, size_t errlen)
 {
+    const hz_case_t *c = in->c;
+    ch4coll_sched_t *s = in->s;
     int r, rc = 0;
 
     for (r = 0; r < c->p && rc == 0; r++) {
         ch4coll_args_t a;
-        make_args(c, w, r, &a);
+        make_args(c, &in->w, r, &a);
         if (formula && c->algo->cost && r == c->root)
-            *formula = c->algo->cost(&a, params, m);
+            *formula = c->algo->cost(&a, in->params, m);
         if (ch4coll_sched_init(&s[r], &a.elem, a.op, r, c->p) != CH4COLL_OK ||
-            c->algo->build(&s[r], &a, params) != CH4COLL_OK ||
+            c->algo->build(&s[r], &a, in->params) != CH4COLL_OK ||
             ch4coll_sched_commit(&s[r]) != CH4COLL_OK) {
             snprintf(err, errlen, "building rank %d failed: %s", r,
                      ch4coll_strerror(s[r].status));
             rc = -1;
         }
-        sp[r] = &s[r];
     }
+    return rc;
+}
+
+/* Every rank's schedule as a clone of the same rank's in src. */
+static int inst_clone(inst_t *in, const inst_t *src, char *err, size_t errlen)
+{
+    int r, rc = CH4COLL_OK;
+
+    for (r = 0; r < in->c->p && rc == CH4COLL_OK; r++) {
+        rc = ch4coll_sched_clone(&in->s[r], &src->s[r]);
+        if (rc != CH4COLL_OK)
+            snprintf(err, errlen, "cloning rank %d failed: %s", r,
+                     ch4coll_strerror(rc));
+    }
+    return rc == CH4COLL_OK ? 0 : -1;
+}
+
+/* Fresh inputs (salt chooses them), their images and the expectation. */
+static void inst_fill(inst_t *in, unsigned salt)
+{
+    world_t *w = &in->w;
+    int r;
+
+    w->salt = salt;
+    for (r = 0; r < in->c->p; r++) {
+        fill_inputs(in->c, w, r);
+        memcpy(w->sinit[r], w->sbuf[r], w->ssz[r] + 64);
+        expect(in->c, w, r);
+    }
+}
+
+/* Start every rank on the loop world with the instance's tags. */
+static int inst_start(inst_t *in, ch4coll_loop_t *loop, char *err,
+                      size_t errlen)
+{
+    world_t *w = &in->w;
+    int r, rc = CH4COLL_OK;
+
+    for (r = 0; r < in->c->p && rc == CH4COLL_OK; r++) {
+        ch4coll_args_t a;
+        int scat;
+        make_args(in->c, w, r, &a); /* a.inplace: this rank's flag */
+        /* MPI_IN_PLACE replaces the send buffer, or for scatter(v) the
+         * receive buffer */
+        scat = a.coll == CH4COLL_SCATTER || a.coll == CH4COLL_SCATTERV;
+        rc = ch4coll_sched_start(
+            &in->s[r], a.inplace && !scat ? NULL : w->sbuf[r],
+            a.inplace && scat ? NULL : w->rbuf[r], in->tag_base,
+            &ch4coll_transport_loop, ch4coll_loop_ctx(loop, r));
+        if (rc != CH4COLL_OK)
+            snprintf(err, errlen, "starting rank %d failed: %s", r,
+                     ch4coll_strerror(rc));
+    }
+    return rc == CH4COLL_OK ? 0 : -1;
+}
+
+/* Every rank's buffers against the reference. */
+static int inst_check(inst_t *in, char *err, size_t errlen)
+{
+    int r, rc = 0;
+
+    for (r = 0; r < in->c->p && rc == 0; r++)
+        rc = compare(in->c, &in->w, r, err, errlen);
     return rc;
 }
 
 int hz_run(const hz_case_t *c, char *err, size_t errlen)
 {
-    world_t w;
-    ch4coll_sched_t *s;
-    ch4coll_sched_t **sp;
+    inst_t in;
     ch4coll_loop_t *loop;
-    int p = c->p, r, rc, run, runs = c->runs > 0 ? c->runs : 1;
-    int64_t params[CH4COLL_MAX_PARAMS];
-    size_t unit;
+    int rc, run, runs = c->runs > 0 ? c->runs : 1;
     char msg[1024];
 
-    world_open(c, &w, &s, &sp, params);
-    unit = ch4coll_coll_is_reduction(c->algo->coll) ? ext_of(c->dtype) : 1;
-    w.ssz = xcalloc((size_t) p * sizeof *w.ssz);
-    w.rsz = xcalloc((size_t) p * sizeof *w.rsz);
-    for (r = 0; r < p; r++) {
-        sizes(c, &w, r, &w.ssz[r], &w.rsz[r]);
-        w.sbuf[r] = xcalloc(w.ssz[r] * unit + 64);
-        w.rbuf[r] = xcalloc(w.rsz[r] * unit + 64);
-        w.sinit[r] = xcalloc(w.ssz[r] * unit + 64);
-        w.exp[r] = xcalloc(w.rsz[r] * unit + 64);
-        w.care[r] = xcalloc(w.rsz[r] * unit + 64);
-    }
-    /* sizes above are in units; the byte helpers below need bytes */
-    for (r = 0; r < p; r++) {
-        w.ssz[r] *= unit;
-        w.rsz[r] *= unit;
-    }
-    rc = build_all(c, &w, s, sp, params, NULL, NULL, err, errlen);
-    loop = ch4coll_loop_create(p, c->eager);
+    inst_open(&in, c);
+    inst_buffers(&in);
+    rc = inst_build(&in, NULL, NULL, err, errlen);
+    loop = ch4coll_loop_create(c->p, c->eager);
     for (run = 0; run < runs && rc == 0; run++) {
         uint64_t before;
-        for (r = 0; r < p; r++) {
-            fill_inputs(c, &w, r);
-            memcpy(w.sinit[r], w.sbuf[r], w.ssz[r] + 64);
-            expect(c, &w, r);
-        }
+        inst_fill(&in, 0);
         before = ch4coll_alloc_calls();
-        for (r = 0; r < p; r++) {
-            ch4coll_args_t a;
-            int scat;
-            make_args(c, &w, r, &a); /* a.inplace: this rank's flag */
-            /* MPI_IN_PLACE replaces the send buffer, or for scatter(v)
-             * the receive buffer */
-            scat = a.coll == CH4COLL_SCATTER || a.coll == CH4COLL_SCATTERV;
-            ch4coll_sched_start(&s[r], a.inplace && !scat ? NULL : w.sbuf[r],
-                                a.inplace && scat ? NULL : w.rbuf[r], 0,
-                                &ch4coll_transport_loop,
-                                ch4coll_loop_ctx(loop, r));
-        }
-        if (ch4coll_loop_run(loop, sp, msg, sizeof msg) != CH4COLL_OK) {
+        rc = inst_start(&in, loop, err, errlen);
+        if (rc == 0 &&
+            ch4coll_loop_run(loop, in.sp, msg, sizeof msg) != CH4COLL_OK) {
             snprintf(err, errlen, "run %d: %s", run, msg);
             rc = -1;
-            break;
         }
+        if (rc != 0)
+            break;
         if (run > 0)
             rerun_allocs += ch4coll_alloc_calls() - before;
         else
             rerun_allocs = 0;
-        for (r = 0; r < p && rc == 0; r++)
-            rc = compare(c, &w, r, err, errlen);
+        rc = inst_check(&in, err, errlen);
     }
     ch4coll_loop_destroy(loop);
-    for (r = 0; r < p; r++)
-        ch4coll_sched_destroy(&s[r]);
-    free(s);
-    free(sp);
-    world_free(&w);
+    inst_close(&in);
     return rc;
 }
 
 int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
              double *formula, char *err, size_t errlen)
 {
-    world_t w;
-    ch4coll_sched_t *s;
-    ch4coll_sched_t **sp;
-    int p = c->p, r, rc;
-    int64_t params[CH4COLL_MAX_PARAMS];
+    inst_t in;
+    int rc;
 
-    world_open(c, &w, &s, &sp, params); /* no data: buffers stay NULL */
+    inst_open(&in, c); /* no data: buffers stay NULL */
     if (formula)
         *formula = -1;
-    rc = build_all(c, &w, s, sp, params, m, formula, err, errlen);
-    if (rc == 0 && ch4coll_replay(sp, p, m, c->ppn > 0 ? &w.loc : NULL, t, err,
-                                  errlen) != CH4COLL_OK)
+    rc = inst_build(&in, m, formula, err, errlen);
+    if (rc == 0 && ch4coll_replay(in.sp, c->p, m, c->ppn > 0 ? &in.w.loc : NULL,
+                                  t, err, errlen) != CH4COLL_OK)
         rc = -1;
-    for (r = 0; r < p; r++)
-        ch4coll_sched_destroy(&s[r]);
-    free(s);
-    free(sp);
-    world_free(&w);
+    inst_close(&in);
+    return rc;
+}
+
+/* ------------------------------------------------ interleaved calls */
+
+/* "case 2 (reduce hampath) clone 1", for messages. */
+static const char *inst_name(const inst_t *in, char *buf, size_t len)
+{
+    snprintf(buf, len, "case %d (%s %s) clone %d", in->ci,
+             ch4coll_coll_name(in->c->algo->coll), in->c->algo->name,
+             in->clone);
+    return buf;
+}
+
+/* One p, one transport mode: the calls share one loop world. */
+static int check_cases(const hz_case_t *cases, int ncases, int clones,
+                       char *err, size_t errlen)
+{
+    int i;
+
+    if (ncases < 1 || clones < 1) {
+        snprintf(err, errlen, "%d cases, %d clones: need at least one each",
+                 ncases, clones);
+        return -1;
+    }
+    for (i = 1; i < ncases; i++)
+        if (cases[i].p != cases[0].p || cases[i].eager != cases[0].eager) {
+            snprintf(err, errlen,
+                     "case %d has p = %d, eager = %d; case 0 p = %d, "
+                     "eager = %d: one loop world needs the same",
+                     i, cases[i].p, cases[i].eager, cases[0].p, cases[0].eager);
+            return -1;
+        }
+    return 0;
+}
+
+/* Every rank must declare the same number of tags: the library gives the
+ * calls of a communicator consecutive tag ranges, each rank counting with
+ * its own schedule's ntags. */
+static int same_ntags(const inst_t *in, char *err, size_t errlen)
+{
+    int r;
+
+    for (r = 1; r < in->c->p; r++)
+        if (in->s[r].ntags != in->s[0].ntags) {
+            snprintf(err, errlen, "rank %d declares %d tags, rank 0 %d", r,
+                     in->s[r].ntags, in->s[0].ntags);
+            return -1;
+        }
+    return 0;
+}
+
+/* Open, build or clone every instance: instance i is clone i % clones of
+ * case i / clones, clone 0 the built original; the tag ranges follow each
+ * other from 0. */
+static int open_all(inst_t *in, const hz_case_t *cases, int ninst, int clones,
+                    char *err, size_t errlen)
+{
+    int i, rc = 0, tag = 0;
+    char msg[512], name[128];
+
+    for (i = 0; i < ninst; i++) {
+        inst_open(&in[i], &cases[i / clones]);
+        inst_buffers(&in[i]);
+        in[i].ci = i / clones;
+        in[i].clone = i % clones;
+    }
+    for (i = 0; i < ninst && rc == 0; i++) {
+        if (in[i].clone == 0)
+            rc = inst_build(&in[i], NULL, NULL, msg, sizeof msg);
+        else
+            rc = inst_clone(&in[i], &in[i - in[i].clone], msg, sizeof msg);
+        if (rc == 0)
+            rc = same_ntags(&in[i], msg, sizeof msg);
+        if (rc != 0)
+            snprintf(err, errlen, "%s: %s",
+                     inst_name(&in[i], name, sizeof name), msg);
+        in[i].tag_base = tag;
+        tag += in[i].s[0].ntags;
+    }
+    return rc;
+}
+
+/* xorshift32: the same seed gives the same interleaving. */
+static unsigned next_rand(unsigned *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+/*
+ * The (instance, rank) pairs of a round: pair k is rank k % p of instance
+ * k / p.  todo[0..nlive) are the unfinished pairs, and todo[0..ncand) those
+ * of them not yet tried since something last progressed; a round is
+ * deadlocked when every unfinished pair was tried without progress.
+ */
+typedef struct {
+    inst_t *in;
+    int p;
+    int *todo;
+    int nlive, ncand;
+    unsigned rng;
+} drive_t;
+
+static ch4coll_sched_t *pair_sched(const drive_t *d, int k)
+{
+    return &d->in[k / d->p].s[k % d->p];
+}
+
+static void swap_int(int *a, int i, int j)
+{
+    int t = a[i];
+
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* Progress one random untried pair; a transport error names it in *bad. */
+static int drive_step(drive_t *d, int *bad)
+{
+    int j = (int) (next_rand(&d->rng) % (unsigned) d->ncand);
+    ch4coll_sched_t *s = pair_sched(d, d->todo[j]);
+    int progressed = 0, rc;
+
+    rc = ch4coll_sched_progress(s, &progressed);
+    if (rc != CH4COLL_OK) {
+        *bad = d->todo[j];
+        return rc;
+    }
+    if (ch4coll_sched_done(s)) {
+        swap_int(d->todo, j, --d->nlive);
+        d->ncand = d->nlive;
+    } else if (progressed) {
+        d->ncand = d->nlive;
+    } else {
+        swap_int(d->todo, j, --d->ncand);
+    }
+    return CH4COLL_OK;
+}
+
+/* What every unfinished pair waits for, appended to err. */
+static void report_stuck(const drive_t *d, char *err, size_t errlen)
+{
+    size_t used = strlen(err);
+    char name[128];
+    int i, a;
+
+    for (i = 0; i < d->nlive && used + 160 < errlen; i++) {
+        const inst_t *in = &d->in[d->todo[i] / d->p];
+        const ch4coll_sched_t *s = pair_sched(d, d->todo[i]);
+        used += (size_t) snprintf(err + used, errlen - used, "; %s rank %d:",
+                                  inst_name(in, name, sizeof name), s->rank);
+        if (s->nact == 0)
+            used += (size_t) snprintf(err + used, errlen - used,
+                                      " nothing in flight, %d of %d done",
+                                      s->ndone, s->nv);
+        for (a = 0; a < s->nact && used + 160 < errlen; a++) {
+            const ch4coll_vtx_t *v = &s->vtx[s->act[a]];
+            used += (size_t) snprintf(err + used, errlen - used,
+                                      " %s %s %d tag %d+%d",
+                                      ch4coll_vkind_name(v->kind),
+                                      v->kind == CH4COLL_V_SEND ? "to" : "from",
+                                      v->peer, s->tag_base, v->tag);
+        }
+    }
+    if (i < d->nlive)
+        snprintf(err + used, errlen - used, "; ...");
+}
+
+/* Progress every started instance in a random order until all are done.
+ * tmsg: where the loop world describes its errors. */
+static int drive(inst_t *in, int ninst, unsigned seed, const char *tmsg,
+                 char *err, size_t errlen)
+{
+    drive_t d;
+    int k, bad = -1, rc = CH4COLL_OK;
+    char name[128];
+
+    d.in = in;
+    d.p = in[0].c->p;
+    d.todo = xcalloc((size_t) ninst * (size_t) d.p * sizeof *d.todo);
+    d.nlive = 0;
+    d.rng = (seed ^ 0x9e3779b9u) ? seed ^ 0x9e3779b9u : 1;
+    for (k = 0; k < ninst * d.p; k++)
+        if (!ch4coll_sched_done(pair_sched(&d, k)))
+            d.todo[d.nlive++] = k;
+    d.ncand = d.nlive;
+    while (d.ncand > 0 && rc == CH4COLL_OK)
+        rc = drive_step(&d, &bad);
+    if (rc != CH4COLL_OK) {
+        snprintf(err, errlen, "%s rank %d: %s%s%s",
+                 inst_name(&in[bad / d.p], name, sizeof name), bad % d.p,
+                 ch4coll_strerror(rc), tmsg[0] ? ": " : "", tmsg);
+    } else if (d.nlive > 0) {
+        snprintf(err, errlen, "deadlock");
+        report_stuck(&d, err, errlen);
+        rc = CH4COLL_ERR_DEADLOCK;
+    }
+    free(d.todo);
+    return rc == CH4COLL_OK ? 0 : -1;
+}
+
+/* One round: fresh inputs, start everything, interleave, check. */
+static int run_round(inst_t *in, int ninst, ch4coll_loop_t *loop, int round,
+                     unsigned seed, char *err, size_t errlen)
+{
+    char tmsg[512], msg[1024], name[128];
+    uint64_t before;
+    int i, rc = 0;
+
+    for (i = 0; i < ninst; i++)
+        inst_fill(&in[i], (unsigned) (1 + round * ninst + i));
+    ch4coll_loop_begin(loop, tmsg, sizeof tmsg);
+    before = ch4coll_alloc_calls();
+    for (i = 0; i < ninst && rc == 0; i++)
+        if (inst_start(&in[i], loop, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "round %d: %s: %s", round,
+                     inst_name(&in[i], name, sizeof name), msg);
+            rc = -1;
+        }
+    if (rc == 0 && drive(in, ninst, seed, tmsg, msg, sizeof msg) != 0) {
+        snprintf(err, errlen, "round %d: %s", round, msg);
+        rc = -1;
+    }
+    if (rc == 0 && ch4coll_loop_end(loop) != CH4COLL_OK) {
+        snprintf(err, errlen, "round %d: %s", round, tmsg);
+        rc = -1;
+    }
+    rerun_allocs = round > 0 ? ch4coll_alloc_calls() - before : 0;
+    for (i = 0; i < ninst && rc == 0; i++)
+        if (inst_check(&in[i], msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "round %d: %s: %s", round,
+                     inst_name(&in[i], name, sizeof name), msg);
+            rc = -1;
+        }
+    return rc;
+}
+
+int hz_run_interleaved(const hz_case_t *cases, int ncases, int clones,
+                       unsigned seed, char *err, size_t errlen)
+{
+    int ninst = ncases * clones, i, round, rc;
+    ch4coll_loop_t *loop;
+    inst_t *in;
+
+    if (check_cases(cases, ncases, clones, err, errlen) != 0)
+        return -1;
+    in = xcalloc((size_t) ninst * sizeof *in);
+    rc = open_all(in, cases, ninst, clones, err, errlen);
+    loop = ch4coll_loop_create(cases[0].p, cases[0].eager);
+    for (round = 0; round < 2 && rc == 0; round++)
+        rc = run_round(in, ninst, loop, round, seed + 0x9e3779b9u * round, err,
+                       errlen);
+    ch4coll_loop_destroy(loop);
+    for (i = 0; i < ninst; i++)
+        inst_close(&in[i]);
+    free(in);
     return rc;
 }

@@ -51,6 +51,24 @@ void hz_teardown(void);
 /* 0 if every rank's result matches; else -1 with a description in err. */
 int hz_run(const hz_case_t *c, char *err, size_t errlen);
 
+/*
+ * Several calls in flight at once, as nonblocking and persistent
+ * collectives are: every case's schedules are built as hz_run builds them
+ * and cloned (ch4coll_sched_clone) into `clones` instances (1: the original
+ * only), each with its own buffers, data and tag range (consecutive from 0,
+ * each instance's ntags wide), all on one loop world, so a rank's instances
+ * share its one mailbox.  Everything is started, then progressed one
+ * (instance, rank) at a time in an order drawn from seed until all are done;
+ * a deadlock is reported when every unfinished pair was tried without
+ * progress since the last progress, with what each one waits for.  Every
+ * result is checked as hz_run checks it, and the world must hold no message
+ * at the end.  A second round restarts the same instances with new data
+ * and another order (reuse).  All cases need the same p and eager; their
+ * runs field is ignored.  0, or -1 with a description in err.
+ */
+int hz_run_interleaved(const hz_case_t *cases, int ncases, int clones,
+                       unsigned seed, char *err, size_t errlen);
+
 /* Build the schedules of every rank (no data) and replay them on the cost
  * model (transport/replay.h): *t = simulated time; *formula (if not NULL)
  * = the registry's cost function evaluated with the root's arguments, or
@@ -59,7 +77,8 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
              double *formula, char *err, size_t errlen);
 
 /* Allocation calls of the library during the second and later runs of
- * the last hz_run (must be 0: cached schedules do not allocate). */
+ * the last hz_run, or the second round of the last hz_run_interleaved
+ * (must be 0: cached schedules do not allocate). */
 uint64_t hz_rerun_allocs(void);
 
 #endif /* CH4COLL_TEST_HARNESS_H */

@@ -43,6 +43,18 @@
  *              arithmetic and the alltoall permutation (p = 1..200); the
  *              structure of the line schedules; all against brute force.
  *   kernels    Every reduction kernel against the host's MPI_Reduce_local.
+ *   clone      ch4coll_sched_clone(): refused before commit; a clone owns
+ *              other scratch and outlives its original, running correctly
+ *              (twice) after the original is destroyed.
+ *   interleaved  Calls in flight together, as nonblocking and persistent
+ *              collectives are (harness.h, hz_run_interleaved): ten to eleven
+ *              different collectives and algorithms (pipelined, composed,
+ *              non-commutative, rooted at p-1, in place), each built once and
+ *              cloned into 1 or 3 instances with their own data and tags,
+ *              progressed in seeded random orders on one loop world per p in
+ *              {1, 2, 3, 5, 7, 12, 17}, eager and rendezvous, every result
+ *              checked, then all restarted with new data without allocating.
+ *              A deliberately stuck builder checks the deadlock report.
  *
  * Assumptions: MPI is initialised as a singleton (no mpiexec); the loop
  * transport runs every rank in this process, so Check runs in CK_NOFORK mode
@@ -58,6 +70,7 @@
 #include <string.h>
 
 #include "algos/algo.h"
+#include "harness.h"
 #include "sched/cache.h"
 #include "sched/kernels.h"
 #include "sched/sched.h"
@@ -209,9 +222,35 @@ static void build_ring(ch4coll_sched_t *s, int r, int p, size_t n)
     ck_assert_int_eq(s->status, CH4COLL_OK);
 }
 
+/* Fill, run and check build_ring()'s result twice (a committed schedule
+ * re-runs). */
+static void run_ring(world_t *w, size_t n)
+{
+    int p = w->p, r, i, run;
+
+    for (run = 0; run < 2; run++) {
+        world_fill(w);
+        ck_assert_msg(world_run(w, 0) == CH4COLL_OK, "p=%d run %d: %s", p, run,
+                      w->err);
+        for (r = 0; r < p; r++) {
+            int left = (r - 1 + p) % p, right = (r + 1) % p;
+            for (i = 0; i < (int) n; i++) {
+                int first = sval(left, i) + sval(r, i);
+                ck_assert_int_eq(w->rbuf[r][i], first);
+                ck_assert_int_eq(w->rbuf[r][n + i],
+                                 first + sval(r, i) + sval(right, i));
+            }
+            for (i = 2 * (int) n; i < BUFN; i++)
+                ck_assert_int_eq(w->rbuf[r][i], SENTINEL);
+            ck_assert(ch4coll_sched_done(&w->s[r]));
+        }
+        check_sendbufs(w);
+    }
+}
+
 START_TEST(test_sched_ring_dag)
 {
-    int p = _i, r, i, run;
+    int p = _i, r;
     size_t n = 4;
     world_t w;
 
@@ -219,24 +258,7 @@ START_TEST(test_sched_ring_dag)
     for (r = 0; r < p; r++)
         build_ring(&w.s[r], r, p, n);
     world_commit(&w);
-    for (run = 0; run < 2; run++) { /* a committed schedule re-runs */
-        world_fill(&w);
-        ck_assert_msg(world_run(&w, 0) == CH4COLL_OK, "p=%d run %d: %s", p, run,
-                      w.err);
-        for (r = 0; r < p; r++) {
-            int left = (r - 1 + p) % p, right = (r + 1) % p;
-            for (i = 0; i < (int) n; i++) {
-                int first = sval(left, i) + sval(r, i);
-                ck_assert_int_eq(w.rbuf[r][i], first);
-                ck_assert_int_eq(w.rbuf[r][n + i],
-                                 first + sval(r, i) + sval(right, i));
-            }
-            for (i = 2 * (int) n; i < BUFN; i++)
-                ck_assert_int_eq(w.rbuf[r][i], SENTINEL);
-            ck_assert(ch4coll_sched_done(&w.s[r]));
-        }
-        check_sendbufs(&w);
-    }
+    run_ring(&w, n);
     world_destroy(&w);
 }
 END_TEST
@@ -740,6 +762,47 @@ START_TEST(test_sched_scratch_at_commit)
     /* no scratch can be added to a committed schedule */
     ck_assert_int_eq(ch4coll_sched_scratch(s, 1), -1);
     world_destroy(&w);
+}
+END_TEST
+
+/* A clone is refused before commit; it owns other scratch and run state
+ * and keeps working after its original is destroyed. */
+START_TEST(test_sched_clone)
+{
+    int p = 3, r;
+    size_t n = 4;
+    ch4coll_sched_t u, d;
+    world_t w, c; /* originals, clones */
+
+    ck_assert_int_eq(ch4coll_sched_init(&u, &int_elem, MPI_SUM, 0, p),
+                     CH4COLL_OK);
+    build_ring(&u, 0, p, n);
+    ck_assert_int_eq(ch4coll_sched_clone(&d, &u), CH4COLL_ERR_ARG);
+    ch4coll_sched_destroy(&u);
+
+    world_init(&w, p);
+    for (r = 0; r < p; r++)
+        build_ring(&w.s[r], r, p, n);
+    world_commit(&w);
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    for (r = 0; r < p; r++) {
+        ck_assert_int_eq(ch4coll_sched_clone(&c.s[r], &w.s[r]), CH4COLL_OK);
+        c.sp[r] = &c.s[r];
+        ck_assert_int_eq(c.s[r].nv, w.s[r].nv);
+        ck_assert_uint_eq(ch4coll_sched_scratch_size(&c.s[r]),
+                          ch4coll_sched_scratch_size(&w.s[r]));
+        ck_assert_ptr_nonnull(c.s[r].scratch);
+        ck_assert_ptr_ne(c.s[r].scratch, w.s[r].scratch);
+        ck_assert_ptr_ne(c.s[r].bufs[CH4COLL_BUF_FIRST_SCRATCH],
+                         w.s[r].bufs[CH4COLL_BUF_FIRST_SCRATCH]);
+        ck_assert_ptr_ne(c.s[r].pending, w.s[r].pending);
+        ck_assert(ch4coll_sched_done(&c.s[r])); /* not running */
+    }
+    run_ring(&w, n); /* the original still runs */
+    world_destroy(&w);
+    run_ring(&c, n);
+    world_destroy(&c);
 }
 END_TEST
 
@@ -2744,6 +2807,137 @@ START_TEST(test_kernels_match_host)
 }
 END_TEST
 
+/* ================================================ 8. interleaved calls */
+
+enum { ROOT_0, ROOT_MID, ROOT_LAST };
+
+/* One call of a mix: a registry algorithm with its defaults, except chunk
+ * (0: default); min_p: included from this p on. */
+typedef struct {
+    int coll;
+    const char *algo;
+    size_t n;
+    int root, dtype, inplace, ppn;
+    int64_t chunk;
+    int min_p;
+} ilv_row_t;
+
+static const ilv_row_t ilv_rows[] = {
+    {CH4COLL_ALLREDUCE, "ring", 37, ROOT_0, HZ_INT_SUM, 0, 0, 0, 1},
+    {CH4COLL_BCAST, "line", 100, ROOT_MID, 0, 0, 0, 16, 1},
+    {CH4COLL_ALLGATHERV, "pipelined_ring", 9, ROOT_0, 0, 0, 0, 0, 1},
+    {CH4COLL_REDUCE, "binomial", 11, ROOT_LAST, HZ_VEC_AFF, 0, 0, 0, 1},
+    {CH4COLL_REDUCE, "hampath", 11, ROOT_MID, HZ_VEC_SUM, 0, 0, 0, 1},
+    {CH4COLL_ALLTOALL, "pairwise", 5, ROOT_0, 0, 0, 0, 0, 1},
+    {CH4COLL_BARRIER, "dissemination", 0, ROOT_0, 0, 0, 0, 0, 1},
+    {CH4COLL_GATHER, "binomial", 6, ROOT_LAST, 0, 1, 0, 0, 1},
+    {CH4COLL_SCAN, "recursive_doubling", 7, ROOT_0, HZ_PAIR_AFF, 0, 0, 0, 1},
+    {CH4COLL_EXSCAN, "linear", 7, ROOT_0, HZ_PAIR_AFF, 0, 0, 0, 1},
+    /* composed: views and sub-selection, nodes of 3 ranks */
+    {CH4COLL_ALLREDUCE, "smp", 20, ROOT_0, HZ_INT_SUM, 0, 3, 0, 4},
+};
+#define ILV_ROWS ((int) (sizeof ilv_rows / sizeof ilv_rows[0]))
+
+static const int ilv_ps[] = {1, 2, 3, 5, 7, 12, 17};
+
+/* The mix at p ranks into c[] (params[] holds their parameters); returns
+ * the number of calls. */
+static int ilv_mix(int p, int eager, hz_case_t *c,
+                   int64_t (*params)[CH4COLL_MAX_PARAMS])
+{
+    int i, j, n = 0;
+
+    for (i = 0; i < ILV_ROWS; i++) {
+        const ilv_row_t *row = &ilv_rows[i];
+        const ch4coll_algo_t *al = ch4coll_algo_find(row->coll, row->algo);
+        ck_assert_msg(al != NULL, "no %s %s", ch4coll_coll_name(row->coll),
+                      row->algo);
+        if (p < row->min_p)
+            continue;
+        ch4coll_algo_default_params(al, params[n]);
+        for (j = 0; j < al->nparams && row->chunk > 0; j++)
+            if (strcmp(al->params[j].name, "chunk") == 0)
+                params[n][j] = row->chunk;
+        memset(&c[n], 0, sizeof c[n]);
+        c[n].algo = al;
+        c[n].params = params[n];
+        c[n].p = p;
+        c[n].n = row->n;
+        c[n].root = row->root == ROOT_0     ? 0
+                    : row->root == ROOT_MID ? p / 2
+                                            : p - 1;
+        c[n].inplace = row->inplace;
+        c[n].dtype = row->dtype;
+        c[n].eager = eager;
+        c[n].ppn = row->ppn;
+        c[n].map = CH4COLL_MAP_BLOCK;
+        n++;
+    }
+    return n;
+}
+
+START_TEST(test_interleaved)
+{
+    int p = ilv_ps[_i / 2], eager = _i % 2, clones, ncases;
+    hz_case_t c[ILV_ROWS];
+    int64_t params[ILV_ROWS][CH4COLL_MAX_PARAMS];
+    char err[ERRLEN];
+    unsigned seed;
+
+    ncases = ilv_mix(p, eager, c, params);
+    for (clones = 1; clones <= 3; clones += 2)
+        for (seed = 1; seed <= 3; seed++) {
+            ck_assert_msg(hz_run_interleaved(c, ncases, clones, seed, err,
+                                             sizeof err) == 0,
+                          "p=%d eager=%d clones=%d seed=%u: %s", p, eager,
+                          clones, seed, err);
+            ck_assert_msg(hz_rerun_allocs() == 0,
+                          "p=%d eager=%d clones=%d seed=%u: %llu allocations "
+                          "in the second round",
+                          p, eager, clones, seed,
+                          (unsigned long long) hz_rerun_allocs());
+        }
+}
+END_TEST
+
+/* Every rank waits for a message from its right neighbour, which never
+ * comes. */
+static int stuck_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                       const int64_t *params)
+{
+    (void) params;
+    ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 0,
+                       (a->rank + 1) % a->size, 0, 0, NULL);
+    return s->status;
+}
+
+static const ch4coll_algo_t stuck_algo = {
+    "stuck", CH4COLL_BARRIER, stuck_build,       0,
+    0,       {{0}},           "never completes", NULL};
+
+/* The stuck instances are named with what they wait for; the others
+ * finish. */
+START_TEST(test_interleaved_deadlock)
+{
+    hz_case_t c[2];
+    char err[ERRLEN];
+
+    memset(c, 0, sizeof c);
+    c[0].algo = ch4coll_algo_find(CH4COLL_BARRIER, "dissemination");
+    c[1].algo = &stuck_algo;
+    c[0].p = c[1].p = 3;
+    ck_assert_int_eq(hz_run_interleaved(c, 2, 2, 7, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "round 0: deadlock") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "case 1 (barrier stuck) clone 1 rank 2: recv "
+                              "from 0 tag ") != NULL,
+                  "%s", err);
+    ck_assert_msg(strstr(err, "case 0") == NULL, "%s", err);
+    c[1].p = 4;
+    ck_assert_int_eq(hz_run_interleaved(c, 2, 1, 7, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "same") != NULL, "%s", err);
+}
+END_TEST
+
 /* ============================================================== main */
 
 static Suite *units_suite(void)
@@ -2762,6 +2956,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_sched_chain);
     tcase_add_test(tc, test_sched_issue_order);
     tcase_add_test(tc, test_sched_scratch_at_commit);
+    tcase_add_test(tc, test_sched_clone);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("loop");
@@ -2820,6 +3015,12 @@ static Suite *units_suite(void)
     tc = tcase_create("kernels");
     tcase_add_test(tc, test_kernels_match_host);
     suite_add_tcase(s, tc);
+
+    tc = tcase_create("interleaved");
+    tcase_add_loop_test(tc, test_interleaved, 0,
+                        2 * (int) (sizeof ilv_ps / sizeof ilv_ps[0]));
+    tcase_add_test(tc, test_interleaved_deadlock);
+    suite_add_tcase(s, tc);
     return s;
 }
 
@@ -2829,11 +3030,13 @@ int main(int argc, char **argv)
     int failed;
 
     MPI_Init(&argc, &argv);
+    hz_setup();
     sr = srunner_create(units_suite());
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    hz_teardown();
     MPI_Finalize();
     return failed == 0 ? 0 : 1;
 }

@@ -18,6 +18,7 @@
 #include "../select/config.h"
 #include "../select/select.h"
 #include "../util/util.h"
+#include "nbc.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static int self_keyval = MPI_KEYVAL_INVALID;
@@ -185,13 +186,69 @@ int ch4coll_comm_want_yield(void)
     return node_size > count_cores();
 }
 
+/* Creating a state communicates (a duplicate, an allgather) inside the
+ * application's first collective on the communicator.  Nonblocking
+ * collectives may be in flight, and a peer may wait for this rank's part in
+ * them before it joins: so every step is the nonblocking form, waited for
+ * with their progress (entry/nbc.c). */
+static int test_one(void *ctx, int *flag)
+{
+    return PMPI_Test(ctx, flag, MPI_STATUS_IGNORE);
+}
+
+static int wait_progress(MPI_Request *r)
+{
+    return ch4coll_nb_wait_until(test_one, r);
+}
+
+/* FNV-1a of the processor name: ranks with the same name share a node. */
+static uint64_t host_hash(void)
+{
+    char name[MPI_MAX_PROCESSOR_NAME];
+    uint64_t h = UINT64_C(14695981039346656037);
+    int len = 0, i;
+
+    PMPI_Get_processor_name(name, &len);
+    for (i = 0; i < len; i++)
+        h = (h ^ (unsigned char) name[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+static const uint64_t *sort_keys;
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = sort_keys[*(const int *) a], y = sort_keys[*(const int *) b];
+
+    return x < y ? -1 : x > y ? 1 : *(const int *) a - *(const int *) b;
+}
+
+/* node_of[i] = the lowest rank with the same host hash (p log p). */
+static void nodes_from_hashes(int p, const uint64_t *h, int *idx, int *node_of)
+{
+    int i, lead = 0;
+
+    for (i = 0; i < p; i++)
+        idx[i] = i;
+    sort_keys = h;
+    qsort(idx, (size_t) p, sizeof *idx, by_key);
+    for (i = 0; i < p; i++) {
+        if (i == 0 || h[idx[i]] != h[idx[i - 1]])
+            lead = idx[i]; /* stable order: the group's lowest rank */
+        node_of[idx[i]] = lead;
+    }
+}
+
 /* Locality summary: node of every rank (numbered in order of first
  * appearance), nodes, node-consecutive, hierarchy.  Collective over dup
- * unless virtual nodes are asked for (MPIR_CVAR_CH4COLL_VIRTUAL_PPN). */
+ * (an allgather of processor-name hashes: the ranks of one shared-memory
+ * node report the same host) unless virtual nodes are asked for
+ * (MPIR_CVAR_CH4COLL_VIRTUAL_PPN). */
 static int detect_locality(ch4coll_comm_t *c)
 {
-    MPI_Comm node;
-    int leader = c->rank, i, p = c->size, provided, *tmp;
+    int i, p = c->size, provided, *tmp;
+    uint64_t mine, *all;
+    MPI_Request r;
     int ppn = ch4coll_config.virtual_ppn;
     ch4coll_selin_t *s = &c->sel;
 
@@ -206,14 +263,18 @@ static int detect_locality(ch4coll_comm_t *c)
             c->node_of[i] =
                 ch4coll_virtual_node(i, p, ppn, ch4coll_config.virtual_map);
     } else {
-        if (PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, c->rank,
-                                 MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+        mine = host_hash();
+        all = ch4coll_malloc((size_t) p * sizeof *all);
+        if (!all ||
+            PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T,
+                            c->dup, &r) != MPI_SUCCESS ||
+            wait_progress(&r) != MPI_SUCCESS) {
+            ch4coll_free(all);
             ch4coll_free(tmp);
-            return CH4COLL_ERR_MPI;
+            return all ? CH4COLL_ERR_MPI : CH4COLL_ERR_NOMEM;
         }
-        PMPI_Bcast(&leader, 1, MPI_INT, 0, node); /* lowest rank of the node */
-        PMPI_Comm_free(&node);
-        PMPI_Allgather(&leader, 1, MPI_INT, c->node_of, 1, MPI_INT, c->dup);
+        nodes_from_hashes(p, all, tmp, c->node_of);
+        ch4coll_free(all);
     }
     s->nodes = ch4coll_nodes_normalise(p, c->node_of, tmp);
     ch4coll_nodes_ppn(p, c->node_of, s->nodes, tmp, &s->ppn_min, &s->ppn_max);
@@ -238,6 +299,7 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
 {
     ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
     int *ub, flag, rc = CH4COLL_OK;
+    MPI_Request r;
 
     if (!c)
         return CH4COLL_ERR_NOMEM;
@@ -249,8 +311,8 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     c->sel.inter = c->inter;
     c->sel.comm_size = c->size;
     if (!c->inter) {
-        /* split, not dup: no user attribute callbacks, no info hints */
-        if (PMPI_Comm_split(comm, 0, c->rank, &c->dup) != MPI_SUCCESS) {
+        if (PMPI_Comm_idup(comm, &c->dup, &r) != MPI_SUCCESS ||
+            wait_progress(&r) != MPI_SUCCESS) {
             ch4coll_free(c);
             return CH4COLL_ERR_MPI;
         }
@@ -279,6 +341,21 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_set_attr(comm, keyval, c);
     *out = c;
     return CH4COLL_OK;
+}
+
+int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out)
+{
+    void *val;
+    int flag = 0;
+
+    *out = NULL;
+    if (comm == last_comm && last_epoch == state_epoch)
+        *out = last_state;
+    else if (initialized &&
+             PMPI_Comm_get_attr(comm, keyval, &val, &flag) == MPI_SUCCESS &&
+             flag)
+        *out = val;
+    return *out != NULL;
 }
 
 int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)

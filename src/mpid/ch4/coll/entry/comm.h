@@ -1,9 +1,13 @@
 /*
  * comm.h - per-communicator state of preload mode.
  *
- * Created at the first collective ch4coll runs on a communicator (every
- * rank reaches that call, so duplicating there is safe), cached as an
- * attribute, freed with the communicator.  Holds the private duplicate all
+ * Created at the first blocking collective ch4coll runs on a communicator
+ * (every rank reaches that call, so duplicating there is safe; for
+ * MPI_COMM_WORLD in MPI_Init), cached as an attribute, freed with the
+ * communicator or, when nonblocking collectives are still in flight on
+ * it, with the last of them.  Creating it communicates with nonblocking
+ * calls (MPI_Comm_idup, MPI_Iallgather), waited for with the progress of
+ * the collectives in flight.  Holds the private duplicate all
  * schedules communicate on, the tag sequence, the schedule cache and
  * scratch for v-collective arrays.
  */
@@ -49,6 +53,11 @@ int ch4coll_comm_want_yield(void);
 
 /* A request is done with c (see refs). */
 void ch4coll_comm_unref(ch4coll_comm_t *c);
+
+/* The state of comm if it exists (1), else 0: for calls that must not
+ * block, since creating it is collective (nonblocking and persistent
+ * collectives, entry/run.c). */
+int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out);
 
 /* Drop every cached schedule that names this datatype or op (before
  * MPI_Type_free / MPI_Op_free release the handle for reuse). */

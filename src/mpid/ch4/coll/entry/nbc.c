@@ -328,7 +328,7 @@ int ch4coll_nb_wait_until(int (*test)(void *ctx, int *flag), void *ctx)
 static int request_error(const nbreq_t *q, const char *what)
 {
     ch4coll_log(CH4COLL_LOG_WARN, "error: %s %s collective request (%s): %s",
-                what, q->persistent ? "a persistent" : "a nonblocking",
+                what, q->persistent ? "persistent" : "nonblocking",
                 ch4coll_coll_name(q->call.coll),
                 "MPI 4.0 sections 6.12 and 6.13 make this erroneous");
     PMPI_Comm_call_errhandler(error_comm(q), MPI_ERR_REQUEST);
@@ -369,7 +369,7 @@ int ch4coll_nb_cancel(MPI_Request *req, int *handled)
     nbreq_t *q = find(*req);
 
     *handled = q != NULL;
-    return q ? request_error(q, "MPI_Cancel on") : MPI_SUCCESS;
+    return q ? request_error(q, "MPI_Cancel on a") : MPI_SUCCESS;
 }
 
 int ch4coll_nb_finalize(void)

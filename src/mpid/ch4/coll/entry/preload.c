@@ -4,12 +4,11 @@
  * Each wrapper describes its arguments as a ch4coll_call_t and hands it to
  * ch4coll_run(); when that answers CH4COLL_RUN_NATIVE (module disabled,
  * intercommunicator, invalid arguments, or the selection chose "native")
- * the host MPI's PMPI_ function runs instead.  While nonblocking
- * collectives of ch4coll are in flight, a native blocking collective runs
- * as its nonblocking form, waited for with ch4coll's progress, so that no
+ * the host MPI's PMPI_ function runs instead (while ch4coll is enabled:
+ * its nonblocking form, waited for with ch4coll's progress, so that no
  * rank blocks inside the host MPI while a peer waits for its part of a
- * schedule (preload_nb.c has the nonblocking side).  MPI_Init and
- * MPI_Init_thread are wrapped to read the CVARs once, before any
+ * ch4coll nonblocking collective; preload_nb.c has the nonblocking side).
+ * MPI_Init and MPI_Init_thread are wrapped to read the CVARs once, before any
  * collective; MPI_Type_free and MPI_Op_free to keep the schedule cache
  * from outliving the handles it is keyed by.
  */
@@ -25,9 +24,19 @@
 #include "nbc.h"
 #include "run.h"
 
+/* MPI_Init is collective, so MPI_COMM_WORLD's state is made here: its
+ * nonblocking collectives then run ch4coll's schedules from the first
+ * one (nonblocking calls cannot make the state, see entry/run.c). */
 static int after_init(int rc)
 {
-    if (rc == MPI_SUCCESS && ch4coll_init() != CH4COLL_OK) {
+    ch4coll_comm_t *c;
+
+    if (rc == MPI_SUCCESS && ch4coll_init() == CH4COLL_OK) {
+        if (ch4coll_config.enable)
+            ch4coll_comm_get(MPI_COMM_WORLD, &c);
+        return rc;
+    }
+    if (rc == MPI_SUCCESS) {
         ch4coll_log(CH4COLL_LOG_WARN,
                     "error: MPI_Init fails: an invalid MPIR_CVAR_CH4COLL_* "
                     "value or tuning file (above) and "
@@ -65,11 +74,14 @@ CH4COLL_API int MPI_Op_free(MPI_Op *op)
     return PMPI_Op_free(op);
 }
 
-/* The host MPI's collective: the blocking call, or while ch4coll
- * collectives are in flight its nonblocking form (request r) waited for
- * with progress. */
+/* The host MPI's collective.  While ch4coll is enabled, its nonblocking
+ * form (request r) waited for with progress: ch4coll collectives may be in
+ * flight, and a peer may wait for this rank's part in them before it joins
+ * this call.  Always, not only while some are in flight on this rank: MPI
+ * does not match a blocking collective with a nonblocking one, so all
+ * ranks must take the same form, and only the CVARs are the same on all. */
 #define NATIVE(blocking, nonblocking)                                          \
-    (!ch4coll_nb_outstanding() ? (blocking) : native_wait((nonblocking), &r))
+    (!ch4coll_config.enable ? (blocking) : native_wait((nonblocking), &r))
 
 static int test_one(void *ctx, int *flag)
 {

@@ -715,7 +715,18 @@ static int entry_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **cp,
 
     if (!ch4coll_config.enable || call->comm == MPI_COMM_NULL)
         goto native;
-    rc = ch4coll_comm_get(call->comm, &c);
+    /* creating the state is a blocking collective (a split and an
+     * allgather), which a nonblocking or persistent call must not be; it
+     * runs native until a blocking collective has created it (every rank
+     * sees the same sequence of collectives, so all of them agree) */
+    if (nb && !ch4coll_comm_find(call->comm, &c)) {
+        ch4coll_log(CH4COLL_LOG_CALL,
+                    "i%s: native (no blocking collective on this "
+                    "communicator yet)",
+                    ch4coll_coll_name(call->coll));
+        goto native;
+    }
+    rc = nb ? CH4COLL_OK : ch4coll_comm_get(call->comm, &c);
     if (rc != CH4COLL_OK)
         return mpi_error(call->comm, rc);
     if (c->inter)

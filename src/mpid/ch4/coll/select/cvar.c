@@ -55,7 +55,7 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "bcast, ring reductions); a chunk given in the tuning file or in "
      "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM still wins"},
     {"MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "0", "0 .. 2^30",
-     "0: nodes as the host reports them (MPI_COMM_TYPE_SHARED); k: treat "
+     "0: nodes as the host reports them (MPI_Get_processor_name); k: treat "
      "the ranks of every communicator as placed on nodes of k ranks, to "
      "test the locality-aware algorithms on one machine"},
     {"MPIR_CVAR_CH4COLL_VIRTUAL_MAP", "block", "block, cyclic",

@@ -41,6 +41,7 @@ struct ch4coll_loop {
     int *head, *tail; /* unmatched messages per destination */
     char *err;
     size_t errlen;
+    char noerr[1]; /* err when the caller passes none */
     size_t nmsgs, nbytes;
 };
 
@@ -64,6 +65,7 @@ ch4coll_loop_t *ch4coll_loop_create(int p, int eager)
         w->ctx[r].w = w;
         w->ctx[r].rank = r;
     }
+    ch4coll_loop_begin(w, NULL, 0);
     return w;
 }
 
@@ -312,16 +314,32 @@ static void report_leftovers(ch4coll_loop_t *w)
     }
 }
 
+void ch4coll_loop_begin(ch4coll_loop_t *w, char *err, size_t errlen)
+{
+    w->err = err ? err : w->noerr;
+    w->errlen = err ? errlen : sizeof w->noerr;
+    w->err[0] = '\0';
+    reset(w);
+}
+
+int ch4coll_loop_end(ch4coll_loop_t *w)
+{
+    int r;
+
+    for (r = 0; r < w->p; r++)
+        if (w->head[r] >= 0) {
+            report_leftovers(w);
+            return CH4COLL_ERR_PROTOCOL;
+        }
+    return CH4COLL_OK;
+}
+
 int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **s, char *err,
                      size_t errlen)
 {
     int r, rc, all_done, any;
-    char dummy[1];
 
-    w->err = err ? err : dummy;
-    w->errlen = err ? errlen : sizeof dummy;
-    w->err[0] = '\0';
-    reset(w);
+    ch4coll_loop_begin(w, err, errlen);
     for (;;) {
         all_done = 1;
         any = 0;
@@ -348,10 +366,5 @@ int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **s, char *err,
             return CH4COLL_ERR_DEADLOCK;
         }
     }
-    for (r = 0; r < w->p; r++)
-        if (w->head[r] >= 0) {
-            report_leftovers(w);
-            return CH4COLL_ERR_PROTOCOL;
-        }
-    return CH4COLL_OK;
+    return ch4coll_loop_end(w);
 }

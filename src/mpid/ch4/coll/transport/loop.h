@@ -31,6 +31,16 @@ void *ch4coll_loop_ctx(ch4coll_loop_t *w, int r);
 int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **scheds, char *err,
                      size_t errlen);
 
+/* For callers that progress the schedules themselves, several per rank at
+ * once (nonblocking calls in flight together, each with its own tags, all
+ * matched in the rank's one mailbox).  begin forgets the previous run's
+ * messages and sets where a transport error (a size mismatch) is described;
+ * call it before starting the schedules.  end, once every schedule is done,
+ * fails with CH4COLL_ERR_PROTOCOL, described in err, if a message was never
+ * received.  ch4coll_loop_run() is begin, round-robin progress, end. */
+void ch4coll_loop_begin(ch4coll_loop_t *w, char *err, size_t errlen);
+int ch4coll_loop_end(ch4coll_loop_t *w);
+
 /* Messages and bytes moved so far (for cost summaries). */
 size_t ch4coll_loop_messages(const ch4coll_loop_t *w);
 size_t ch4coll_loop_bytes(const ch4coll_loop_t *w);
