@@ -92,6 +92,8 @@ typedef struct {
     int rounds;              /* -r */
     const char *algorithm;   /* -a, NULL if not given */
     int type;                /* -t: index into rtypes */
+    int overlap;             /* --overlap */
+    long long test_every;    /* --test-every */
     int help;                /* -h */
 } options_t;
 
@@ -170,6 +172,12 @@ static void usage(FILE *f)
         "                            name or k=v is rejected)\n"
         "  -t, --type TYPE           element type of the reductions: float\n"
         "                            (default), double, int or char\n"
+        "      --overlap             allreduce and bcast only: time the\n"
+        "                            nonblocking forms OSU-style (see "
+        "Overlap)\n"
+        "      --test-every N        with --overlap: call MPI_Test N times\n"
+        "                            spread over the compute phase "
+        "(default 0)\n"
         "  -h, --help                print this text\n"
         "\n"
         "Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan "
@@ -194,6 +202,18 @@ static void usage(FILE *f)
         "rounds.  A '#   -> ' line after a row shows ch4coll's decision when "
         "it\n"
         "changed from the previous size.\n"
+        "\n"
+        "Overlap (--overlap): as OSU's osu_iallreduce/osu_ibcast, for "
+        "the host's\n"
+        "PMPI_I<coll> + PMPI_Wait and ch4coll's MPI_I<coll> + MPI_Wait: "
+        "Pure is the\n"
+        "latency of start + wait; a compute phase as long as Pure (a busy "
+        "loop on\n"
+        "the clock) then runs between start and wait, Overall is that "
+        "latency,\n"
+        "and Ovl%% = 100 * (1 - (Overall - Pure) / Pure), clamped to "
+        "[0, 100].\n"
+        "Each side computes for its own Pure time.\n"
         "\n"
         "Exit status: 0 on success, 2 for a bad option, 1 for a runtime "
         "error.\n",
@@ -379,6 +399,14 @@ static int parse_value(int opt, const char *arg, options_t *o, char *err,
     case 'a':
         o->algorithm = arg;
         return 0;
+    case 'T':
+        rc = parse_num(arg, 0, BENCH_MAX_COUNT, &o->test_every);
+        if (rc != 0)
+            snprintf(err, len,
+                     "--test-every '%s': expected an integer in "
+                     "[0, %lld]",
+                     arg, BENCH_MAX_COUNT);
+        return rc;
     case 't':
         for (o->type = 0; o->type < (int) (sizeof rtypes / sizeof rtypes[0]);
              o->type++)
@@ -402,6 +430,8 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
         {"rounds", required_argument, NULL, 'r'},
         {"algorithm", required_argument, NULL, 'a'},
         {"type", required_argument, NULL, 't'},
+        {"overlap", no_argument, NULL, 'O'},
+        {"test-every", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int opt;
@@ -414,12 +444,16 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     o->rounds = 5;
     o->algorithm = NULL;
     o->type = 0;
+    o->overlap = 0;
+    o->test_every = 0;
     o->help = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:t:h", longopts,
                               NULL)) != -1) {
         if (opt == 'h') {
             o->help = 1;
+        } else if (opt == 'O') {
+            o->overlap = 1;
         } else if (opt == ':' || opt == '?') {
             char name[3] = {'-', (char) optopt, '\0'};
             snprintf(err, len, "%s '%s' (see --help)",
@@ -433,6 +467,15 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     if (optind < argc) {
         snprintf(err, len, "unexpected argument '%s' (see --help)",
                  argv[optind]);
+        return -1;
+    }
+    if (o->overlap && o->coll != BENCH_ALLREDUCE && o->coll != BENCH_BCAST) {
+        snprintf(err, len, "--overlap times allreduce or bcast, not %s",
+                 colls[o->coll].name);
+        return -1;
+    }
+    if (o->test_every && !o->overlap) {
+        snprintf(err, len, "--test-every needs --overlap");
         return -1;
     }
     if (o->algorithm && !o->help)
@@ -657,6 +700,123 @@ static int run_rounds(const bench_t *b, const options_t *o, long long size,
     return 0;
 }
 
+/* ------------------------------------------------------------- overlap */
+
+/* The nonblocking form of the collective (allreduce or bcast). */
+static int start_coll(const bench_t *b, int native, MPI_Request *req)
+{
+    void *s = b->sbuf, *r = b->rbuf;
+    int n = b->count;
+    MPI_Datatype t = b->dt;
+    MPI_Comm cm = b->comm;
+
+    if (b->coll == BENCH_BCAST)
+        return native ? PMPI_Ibcast(s, n, t, 0, cm, req)
+                      : MPI_Ibcast(s, n, t, 0, cm, req);
+    return native ? PMPI_Iallreduce(s, r, n, t, MPI_SUM, cm, req)
+                  : MPI_Iallreduce(s, r, n, t, MPI_SUM, cm, req);
+}
+
+/* Busy for `seconds` of wall time, testing req `tests` times on the way
+ * (through the host for native, through ch4coll otherwise). */
+static int compute(double seconds, long long tests, int native,
+                   MPI_Request *req)
+{
+    double t0 = MPI_Wtime(), next = seconds / (double) (tests + 1);
+    long long done = 0;
+    int flag, rc = MPI_SUCCESS;
+
+    while (MPI_Wtime() - t0 < seconds && rc == MPI_SUCCESS) {
+        if (done < tests && MPI_Wtime() - t0 >= next * (double) (done + 1)) {
+            rc = native ? PMPI_Test(req, &flag, MPI_STATUS_IGNORE)
+                        : MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+            done++;
+        }
+    }
+    return rc;
+}
+
+/* Warmup, barrier, iters x (start, compute for `busy` s, wait); the mean
+ * over ranks of the per-iteration latency in us (all ranks), -1 on error. */
+static double overlap_loop(const bench_t *b, const options_t *o, int native,
+                           long long iters, double busy)
+{
+    MPI_Request req;
+    double t0 = MPI_Wtime(), lat, sum = 0.0;
+    long long i;
+    int rc = MPI_SUCCESS;
+
+    for (i = 0; i < o->warmup + iters && rc == MPI_SUCCESS; i++) {
+        if (i == o->warmup) {
+            rc = PMPI_Barrier(b->comm);
+            t0 = MPI_Wtime();
+        }
+        if (rc == MPI_SUCCESS)
+            rc = start_coll(b, native, &req);
+        if (rc == MPI_SUCCESS && busy > 0)
+            rc = compute(busy, o->test_every, native, &req);
+        if (rc == MPI_SUCCESS)
+            rc = native ? PMPI_Wait(&req, MPI_STATUS_IGNORE)
+                        : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    lat = (MPI_Wtime() - t0) * 1e6 / (double) iters;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, b->comm);
+    return rc == MPI_SUCCESS ? sum / b->p : -1.0;
+}
+
+/* One side at one size: pure and overall latency (us). */
+static int overlap_side(const bench_t *b, const options_t *o, int native,
+                        long long iters, double *pure, double *overall)
+{
+    *pure = overlap_loop(b, o, native, iters, 0.0);
+    *overall =
+        *pure < 0 ? -1.0 : overlap_loop(b, o, native, iters, *pure * 1e-6);
+    return *overall < 0 ? -1 : 0;
+}
+
+static double overlap_pct(double pure, double overall)
+{
+    double v = pure > 0 ? 100.0 * (1.0 - (overall - pure) / pure) : 0.0;
+
+    return v < 0 ? 0.0 : v > 100 ? 100.0 : v;
+}
+
+/* Every size: ROUNDS rounds of both sides (alternating order), medians. */
+static int run_overlap(bench_t *b, const options_t *o)
+{
+    double *v = malloc((size_t) o->rounds * 4 * sizeof *v), m[4];
+    long long size;
+    int r, k, j, rc = v ? 0 : -1;
+
+    if (rc == 0 && b->rank == 0)
+        printf("# ch4coll-bench %s i%s p=%d, overlap as OSU; test calls "
+               "in the compute phase: %lld; medians over %d rounds\n"
+               "# Size  Native-pure(us)  Native-overall(us)  Native-ovl%%  "
+               "ch4coll-pure(us)  ch4coll-overall(us)  ch4coll-ovl%%\n",
+               ch4coll_version(), colls[b->coll].name, b->p, o->test_every,
+               o->rounds);
+    for (size = o->min; rc == 0 && size <= o->max; size = size ? 2 * size : 1) {
+        set_size(b, size);
+        for (r = 0; r < o->rounds && rc == 0; r++)
+            for (k = 0; k < 2 && rc == 0; k++) {
+                int native = (r + k) % 2 == 0;
+                rc = overlap_side(b, o, native, iterations_for(o, size),
+                                  &v[(native ? 0 : 2) * o->rounds + r],
+                                  &v[(native ? 1 : 3) * o->rounds + r]);
+            }
+        for (j = 0; j < 4 && rc == 0; j++)
+            m[j] = median(v + j * o->rounds, o->rounds);
+        if (rc == 0 && b->rank == 0)
+            printf("%-7lld %15.2f %19.2f %12.1f %17.2f %20.2f %14.1f\n", size,
+                   m[0], m[1], overlap_pct(m[0], m[1]), m[2], m[3],
+                   overlap_pct(m[2], m[3]));
+        fflush(stdout);
+    }
+    free(v);
+    return rc;
+}
+
 /* -------------------------------------------------------------- output */
 
 static void print_header(const bench_t *b, const options_t *o,
@@ -779,7 +939,8 @@ int main(int argc, char **argv)
     b.dt = colls[o.coll].reduction ? rtypes[o.type].dt : MPI_CHAR;
     b.esize = colls[o.coll].reduction ? rtypes[o.type].size : 1;
     status = setup(&b, &o);
-    if (status == 0 && run_all(&b, &o) != 0) {
+    if (status == 0 &&
+        (o.overlap ? run_overlap(&b, &o) : run_all(&b, &o)) != 0) {
         if (b.rank == 0)
             fprintf(stderr, "ch4coll-bench: a collective failed\n");
         status = 1;
