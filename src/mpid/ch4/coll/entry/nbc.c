@@ -45,6 +45,7 @@
 typedef struct nbreq {
     MPI_Request handle; /* the application's request */
     int tag;            /* its tag on token_comm */
+    int sched_tag;      /* persistent: the schedule's tags, fixed at init */
     int persistent;
     int active;
     ch4coll_comm_t *c;
@@ -239,7 +240,9 @@ static void finish(nbreq_t *q, int rc)
  * now, not at the first wait: that is where overlap comes from). */
 static int launch(nbreq_t *q)
 {
-    int rc = ch4coll_run_begin(q->c, q->inst, &q->call), progressed;
+    int rc = ch4coll_run_begin(q->c, q->inst, &q->call,
+                               q->persistent ? q->sched_tag : -1),
+        progressed;
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -274,6 +277,9 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
     q->inst = in;
     q->call = *call;
     q->tag = token_tag();
+    /* persistent collectives match in the order of their init calls, and
+     * may be started in any order: their tags are fixed now */
+    q->sched_tag = persistent ? ch4coll_comm_next_tag(c, in->sched.ntags) : -1;
     c->refs++;
     rc = persistent
              ? PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, token_comm,

@@ -616,9 +616,9 @@ static int wait_done(ch4coll_sched_t *s, int yield)
 }
 
 /* Bind the user buffers (packing non-contiguous sides into the stages)
- * and start s with the communicator's next tags. */
+ * and start s with tags from tag on (tag < 0: the communicator's next). */
 static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
-                 const ch4coll_bind_t *io, const ch4coll_call_t *call)
+                 const ch4coll_bind_t *io, const ch4coll_call_t *call, int tag)
 {
     const void *sbuf = call->snd.buf == MPI_IN_PLACE ? NULL : call->snd.buf;
     void *rbuf = call->rcv.buf == MPI_IN_PLACE ? NULL : (void *) call->rcv.buf;
@@ -649,9 +649,10 @@ static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
     else if (rbuf && io->r_shift)
         rbuf =
             (char *) rbuf + (ptrdiff_t) io->r_shift * (ptrdiff_t) io->rt.extent;
-    return ch4coll_sched_start(s, sbuf, rbuf,
-                               ch4coll_comm_next_tag(c, s->ntags),
-                               &ch4coll_transport_pmpi, &c->dup);
+    if (tag < 0)
+        tag = ch4coll_comm_next_tag(c, s->ntags);
+    return ch4coll_sched_start(s, sbuf, rbuf, tag, &ch4coll_transport_pmpi,
+                               &c->dup);
 }
 
 /* After the schedule: unpack a staged receive side. */
@@ -669,7 +670,7 @@ static int end(ch4coll_comm_t *c, void *const *stage, const ch4coll_bind_t *io,
 static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
                    const ch4coll_call_t *call)
 {
-    int rc = begin(c, &e->sched, e->stage, &e->bind, call);
+    int rc = begin(c, &e->sched, e->stage, &e->bind, call, -1);
 
     /* one message and a core of our own: block in the host MPI */
     if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_nb_outstanding() &&
@@ -783,9 +784,9 @@ int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
 }
 
 int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
-                      const ch4coll_call_t *call)
+                      const ch4coll_call_t *call, int tag)
 {
-    int rc = begin(c, &in->sched, in->stage, &in->bind, call);
+    int rc = begin(c, &in->sched, in->stage, &in->bind, call, tag);
 
     stat_calls++; /* every start of a persistent request counts */
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);

@@ -35,8 +35,11 @@ int ch4coll_run(const ch4coll_call_t *call);
  *          branches of the tuning tree), and an instance of the schedule
  *          that no other call uses until released; MPI_SUCCESS, an MPI
  *          error (reported), or CH4COLL_RUN_NATIVE;
- * begin    bind the buffers and start it (MPI_SUCCESS or a reported
- *          MPI error);
+ * begin    bind the buffers and start it with tags from tag on (< 0: the
+ *          communicator's next; a persistent request takes its range once,
+ *          at init, because MPI matches persistent collectives in the
+ *          order of their init calls, not of their starts); MPI_SUCCESS or
+ *          a reported MPI error;
  * end      after it is done: unpack (CH4COLL_OK or an error code);
  * error    report a CH4COLL_ERR_* code through comm's error handler and
  *          return the MPI error class. */
@@ -45,7 +48,7 @@ struct ch4coll_inst;
 int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
                         struct ch4coll_inst **in);
 int ch4coll_run_begin(struct ch4coll_comm *c, struct ch4coll_inst *in,
-                      const ch4coll_call_t *call);
+                      const ch4coll_call_t *call, int tag);
 int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
                     const ch4coll_call_t *call);
 int ch4coll_run_error(MPI_Comm comm, int rc);
