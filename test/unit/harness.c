@@ -912,14 +912,15 @@ static unsigned next_rand(unsigned *x)
 
 /*
  * The (instance, rank) pairs of a round: pair k is rank k % p of instance
- * k / p.  todo[0..nlive) are the unfinished pairs, and todo[0..ncand) those
- * of them not yet tried since something last progressed; a round is
- * deadlocked when every unfinished pair was tried without progress.
+ * k / p.  unfinished[0..nlive) are the unfinished pairs, and
+ * unfinished[0..ncand) those of them not yet tried since something last
+ * progressed; a round is deadlocked when every unfinished pair was tried
+ * without progress.
  */
 typedef struct {
     inst_t *in;
     int p;
-    int *todo;
+    int *unfinished;
     int nlive, ncand;
     unsigned rng;
 } drive_t;
@@ -941,21 +942,21 @@ static void swap_int(int *a, int i, int j)
 static int drive_step(drive_t *d, int *bad)
 {
     int j = (int) (next_rand(&d->rng) % (unsigned) d->ncand);
-    ch4coll_sched_t *s = pair_sched(d, d->todo[j]);
+    ch4coll_sched_t *s = pair_sched(d, d->unfinished[j]);
     int progressed = 0, rc;
 
     rc = ch4coll_sched_progress(s, &progressed);
     if (rc != CH4COLL_OK) {
-        *bad = d->todo[j];
+        *bad = d->unfinished[j];
         return rc;
     }
     if (ch4coll_sched_done(s)) {
-        swap_int(d->todo, j, --d->nlive);
+        swap_int(d->unfinished, j, --d->nlive);
         d->ncand = d->nlive;
     } else if (progressed) {
         d->ncand = d->nlive;
     } else {
-        swap_int(d->todo, j, --d->ncand);
+        swap_int(d->unfinished, j, --d->ncand);
     }
     return CH4COLL_OK;
 }
@@ -968,8 +969,8 @@ static void report_stuck(const drive_t *d, char *err, size_t errlen)
     int i, a;
 
     for (i = 0; i < d->nlive && used + 160 < errlen; i++) {
-        const inst_t *in = &d->in[d->todo[i] / d->p];
-        const ch4coll_sched_t *s = pair_sched(d, d->todo[i]);
+        const inst_t *in = &d->in[d->unfinished[i] / d->p];
+        const ch4coll_sched_t *s = pair_sched(d, d->unfinished[i]);
         used += (size_t) snprintf(err + used, errlen - used, "; %s rank %d:",
                                   inst_name(in, name, sizeof name), s->rank);
         if (s->nact == 0)
@@ -1000,12 +1001,13 @@ static int drive(inst_t *in, int ninst, unsigned seed, const char *tmsg,
 
     d.in = in;
     d.p = in[0].c->p;
-    d.todo = xcalloc((size_t) ninst * (size_t) d.p * sizeof *d.todo);
+    d.unfinished =
+        xcalloc((size_t) ninst * (size_t) d.p * sizeof *d.unfinished);
     d.nlive = 0;
     d.rng = (seed ^ 0x9e3779b9u) ? seed ^ 0x9e3779b9u : 1;
     for (k = 0; k < ninst * d.p; k++)
         if (!ch4coll_sched_done(pair_sched(&d, k)))
-            d.todo[d.nlive++] = k;
+            d.unfinished[d.nlive++] = k;
     d.ncand = d.nlive;
     while (d.ncand > 0 && rc == CH4COLL_OK)
         rc = drive_step(&d, &bad);
@@ -1018,7 +1020,7 @@ static int drive(inst_t *in, int ninst, unsigned seed, const char *tmsg,
         report_stuck(&d, err, errlen);
         rc = CH4COLL_ERR_DEADLOCK;
     }
-    free(d.todo);
+    free(d.unfinished);
     return rc == CH4COLL_OK ? 0 : -1;
 }
 
