@@ -1,15 +1,20 @@
 /*
- * comm.h - per-communicator state of preload mode.
+ * comm.h - per-communicator state.
  *
- * Created at the first blocking collective ch4coll runs on a communicator
- * (every rank reaches that call, so duplicating there is safe; for
- * MPI_COMM_WORLD in MPI_Init), cached as an attribute, freed with the
- * communicator or, when nonblocking collectives are still in flight on
- * it, with the last of them.  Creating it communicates with nonblocking
- * calls (MPI_Comm_idup, MPI_Iallgather), waited for with the progress of
- * the collectives in flight.  Holds the private duplicate all
- * schedules communicate on, the tag sequence, the schedule cache and
- * scratch for v-collective arrays.
+ * What a mode provides (rank, size, node of every rank, transport and its
+ * context, the tag sequence) and what ch4coll derives from it once
+ * (locality summary, the selection tree pruned for the communicator, the
+ * schedule cache, scratch for v-collective arrays).
+ *
+ *   comm.c       the shared part: setup, release, the list of live states
+ *   comm_pmpi.c  preload mode: created at the first blocking collective on
+ *                a communicator (for MPI_COMM_WORLD in MPI_Init) on a
+ *                private duplicate, cached as an attribute, freed with the
+ *                communicator or with the last nonblocking collective
+ *                still in flight on it
+ *   mpich.c      inside MPICH: created and freed with the communicator
+ *                (the netmod's hooks), no communication, MPICH's
+ *                collective context and its nonblocking tag sequence
  */
 #ifndef CH4COLL_COMM_H
 #define CH4COLL_COMM_H
@@ -20,13 +25,20 @@
 #include "../algos/algo.h"
 #include "../select/tree.h"
 
+#include "../transport/transport.h"
+
 typedef struct ch4coll_comm {
     MPI_Comm user; /* the application's communicator */
-    MPI_Comm dup;  /* private duplicate (MPI_COMM_NULL: inter) */
+    MPI_Comm dup;  /* preload: private duplicate (MPI_COMM_NULL: inter) */
     int inter;     /* intercommunicator: always native */
     int rank, size;
-    int tag, tag_ub; /* next tag of the per-call sequence */
-    int yield;       /* yield the core when idle */
+    const ch4coll_transport_t *tp; /* point-to-point for the schedules */
+    void *tp_ctx;                  /* its context (&dup, MPIR_Comm *) */
+    int tag;                       /* preload: next tag of the sequence */
+    int *tag_next;                 /* the sequence: &tag, or MPICH's */
+    int tag_lo, tag_ub;            /* tags in [tag_lo, tag_ub] */
+    void (*host_free)(struct ch4coll_comm *); /* mode's part of release */
+    int yield;                                /* yield the core when idle */
     ch4coll_cache_t cache;
     size_t *vbuf;           /* 4 * size entries */
     int *node_of;           /* node index of every rank (first seen) */
@@ -37,6 +49,29 @@ typedef struct ch4coll_comm {
     int doomed;             /* the application freed it; release at refs == 0 */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
+
+/* Ranks on this node (set by the mode at initialisation). */
+extern int ch4coll_node_ranks;
+
+/* Shared part of creating a state: the mode has set user, rank, size,
+ * inter, tp, tp_ctx, tag_next, tag_lo, tag_ub, host_free, and node_of
+ * (a malloc'd array of p node ids, any numbering) unless inter or
+ * virtual nodes are configured.  Derives the rest and links the state;
+ * on error releases nothing (the caller frees what it set). */
+int ch4coll_comm_setup(ch4coll_comm_t *c);
+
+/* Release a state (unlinked or not); the mode's host_free runs first. */
+void ch4coll_comm_release(ch4coll_comm_t *c);
+
+/* Take c off the list of live states (its communicator is gone). */
+void ch4coll_comm_unlink(ch4coll_comm_t *c);
+
+/* Call drop on the first live state until none is left (finalize); drop
+ * must unlink it. */
+void ch4coll_comm_release_all(void (*drop)(ch4coll_comm_t *));
+
+/* Bumped whenever a state is unlinked (lookup caches compare it). */
+extern unsigned ch4coll_comm_epoch;
 
 /* Library-wide initialisation (CVARs, keyval, node size); idempotent.
  * Called from MPI_Init/MPI_Init_thread or lazily at the first collective.
@@ -68,10 +103,12 @@ static inline int ch4coll_comm_next_tag(ch4coll_comm_t *c, int n)
 {
     int t;
 
-    if (c->tag > c->tag_ub - n)
-        c->tag = 0;
-    t = c->tag;
-    c->tag += n;
+    if (*c->tag_next > c->tag_ub - n)
+        *c->tag_next = c->tag_lo;
+    t = *c->tag_next;
+    *c->tag_next += n;
+    if (*c->tag_next > c->tag_ub)
+        *c->tag_next = c->tag_lo;
     return t;
 }
 

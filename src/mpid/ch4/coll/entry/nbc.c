@@ -41,6 +41,7 @@
 
 #include "../util/util.h"
 #include "comm.h"
+#include "host.h"
 
 typedef struct nbreq {
     MPI_Request handle; /* the application's request */
@@ -223,7 +224,7 @@ static void finish(nbreq_t *q, int rc)
                     "error: nonblocking %s failed: %s; its request "
                     "completes with undefined buffer contents",
                     ch4coll_coll_name(q->call.coll), ch4coll_strerror(rc));
-        ch4coll_run_error(error_comm(q), rc);
+        ch4coll_host_error(error_comm(q), rc);
     }
     if (token_send(q) != CH4COLL_OK)
         ch4coll_log(CH4COLL_LOG_WARN,
@@ -269,8 +270,8 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
     if (!q || token_init() != CH4COLL_OK) {
         ch4coll_free(q);
         ch4coll_cache_release(in);
-        return ch4coll_run_error(call->comm,
-                                 q ? CH4COLL_ERR_MPI : CH4COLL_ERR_NOMEM);
+        return ch4coll_host_error(call->comm,
+                                  q ? CH4COLL_ERR_MPI : CH4COLL_ERR_NOMEM);
     }
     q->persistent = persistent;
     q->c = c;
@@ -287,7 +288,7 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
              : PMPI_Irecv(NULL, 0, MPI_BYTE, 0, q->tag, token_comm, &q->handle);
     if (rc != MPI_SUCCESS) {
         record_free(q);
-        return ch4coll_run_error(call->comm, CH4COLL_ERR_MPI);
+        return ch4coll_host_error(call->comm, CH4COLL_ERR_MPI);
     }
     hash_add(q);
     npersistent += persistent;

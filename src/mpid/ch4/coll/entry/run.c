@@ -30,7 +30,7 @@
 #include "../select/select.h"
 #include "../util/util.h"
 #include "comm.h"
-#include "nbc.h"
+#include "host.h"
 
 static uint64_t stat_calls, stat_native, stat_hits, stat_misses;
 static char last_decision[sizeof(((ch4coll_centry_t *) 0)->decision)];
@@ -50,21 +50,7 @@ const char *ch4coll_last_decision(void)
     return last_decision;
 }
 
-static void elem_of(MPI_Datatype dt, ch4coll_elem_t *e)
-{
-    int size;
-    MPI_Aint lb, extent, tlb, textent;
-
-    PMPI_Type_size(dt, &size);
-    PMPI_Type_get_extent(dt, &lb, &extent);
-    PMPI_Type_get_true_extent(dt, &tlb, &textent);
-    e->dt = dt;
-    e->size = (size_t) size;
-    e->extent = (size_t) extent;
-    e->true_lb = tlb;
-    e->true_extent = (size_t) textent;
-    e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
-}
+#define elem_of ch4coll_host_elem
 
 static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
 
@@ -145,37 +131,6 @@ static int op_is_builtin(MPI_Op op)
     return 0;
 }
 
-/* Does the host MPI define this predefined op on this derived datatype?
- * (MPICH defines MPI_SUM on a contiguous type of MPI_INT, say, only in
- * some cases.)  Probed once per call shape with one element and the error
- * handlers set to return; when it does not, the call goes native and the
- * host reports MPI_ERR_OP as it would without ch4coll. */
-static int host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
-{
-    int ni, na, nd, combiner, rc;
-    MPI_Errhandler world, self;
-    char *mem;
-
-    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
-    if (combiner == MPI_COMBINER_NAMED)
-        return 1;
-    mem = ch4coll_calloc(2, e->true_extent ? e->true_extent : 1);
-    if (!mem)
-        return 0;
-    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
-    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    rc = PMPI_Reduce_local(mem - e->true_lb, mem + e->true_extent - e->true_lb,
-                           1, dt, op);
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
-    PMPI_Errhandler_free(&world);
-    PMPI_Errhandler_free(&self);
-    ch4coll_free(mem);
-    return rc == MPI_SUCCESS;
-}
-
 /* Reductions: the user's datatype is the element. */
 static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
                            ch4coll_args_t *a)
@@ -185,9 +140,10 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
 
     elem_of(call->rcv.dt, &a->elem);
     a->op = call->op;
-    PMPI_Op_commutative(call->op, &a->commutative);
+    a->commutative = ch4coll_host_commutative(call->op);
     a->op_builtin = op_is_builtin(call->op);
-    if (a->op_builtin && !host_accepts(call->rcv.dt, call->op, &a->elem))
+    if (a->op_builtin &&
+        !ch4coll_host_accepts(call->rcv.dt, call->op, &a->elem))
         return 0;
     a->count = (size_t) call->rcv.count;
     if (call->coll == CH4COLL_REDUCE_SCATTER) {
@@ -439,25 +395,22 @@ static size_t packed_bytes(const side_view_t *sv)
 /* Pack (or unpack) every block between the user buffer and the stage. */
 static int move_side(const side_view_t *sv, void *user, void *stage, int unpack)
 {
-    int i, pos, rc = MPI_SUCCESS;
+    int i, rc = CH4COLL_OK;
 
-    for (i = 0; i < sv->nblk && rc == MPI_SUCCESS; i++) {
+    for (i = 0; i < sv->nblk && rc == CH4COLL_OK; i++) {
         size_t n = blk_count(sv, i), d = blk_disp(sv, i);
         char *u = (char *) user +
                   (ptrdiff_t) sv->shift * (ptrdiff_t) sv->t->extent +
                   d * sv->t->extent;
         char *st = (char *) stage + d * sv->t->size;
-        pos = 0;
         if (n == 0)
             continue;
         if (unpack)
-            rc = PMPI_Unpack(st, (int) (n * sv->t->size), &pos, u, (int) n,
-                             sv->t->dt, MPI_COMM_SELF);
+            rc = ch4coll_host_unpack(st, n * sv->t->size, u, n, sv->t->dt);
         else
-            rc = PMPI_Pack(u, (int) n, sv->t->dt, st, (int) (n * sv->t->size),
-                           &pos, MPI_COMM_SELF);
+            rc = ch4coll_host_pack(u, n, sv->t->dt, st, n * sv->t->size);
     }
-    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+    return rc;
 }
 
 static void views(const ch4coll_call_t *call, const ch4coll_bind_t *io, int p,
@@ -555,13 +508,13 @@ static int build_entry(ch4coll_comm_t *c, const ch4coll_call_t *call,
         rc = al->build(&e->sched, a, e->params);
     if (rc == CH4COLL_OK)
         rc = ch4coll_sched_commit(&e->sched);
-    if (rc == CH4COLL_OK && e->sched.ntags > c->tag_ub) {
+    if (rc == CH4COLL_OK && e->sched.ntags > c->tag_ub - c->tag_lo) {
         /* more tags than MPI_TAG_UB allows (huge p): the same on every
          * rank, so all of them run native */
         ch4coll_log(CH4COLL_LOG_WARN,
                     "warning: %s needs %d tags, above "
                     "MPI_TAG_UB %d; running native",
-                    al->name, e->sched.ntags, c->tag_ub);
+                    al->name, e->sched.ntags, c->tag_ub - c->tag_lo);
         ch4coll_sched_destroy(&e->sched);
         e->built = 0;
         e->algo = ch4coll_algo_find(a->coll, "native");
@@ -609,7 +562,7 @@ static int wait_done(ch4coll_sched_t *s, int yield)
             return rc;
         /* outstanding nonblocking collectives move on meanwhile: a peer
          * may be waiting for them before it joins this call */
-        others = ch4coll_nb_outstanding() && ch4coll_nb_progress() > 0;
+        others = ch4coll_host_progress_others();
         if (!progressed && !others && yield)
             sched_yield();
     }
@@ -651,8 +604,7 @@ static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
             (char *) rbuf + (ptrdiff_t) io->r_shift * (ptrdiff_t) io->rt.extent;
     if (tag < 0)
         tag = ch4coll_comm_next_tag(c, s->ntags);
-    return ch4coll_sched_start(s, sbuf, rbuf, tag, &ch4coll_transport_pmpi,
-                               &c->dup);
+    return ch4coll_sched_start(s, sbuf, rbuf, tag, c->tp, c->tp_ctx);
 }
 
 /* After the schedule: unpack a staged receive side. */
@@ -673,22 +625,13 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     int rc = begin(c, &e->sched, e->stage, &e->bind, call, -1);
 
     /* one message and a core of our own: block in the host MPI */
-    if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_nb_outstanding() &&
+    if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_host_busy() &&
                               ch4coll_sched_run_direct(&e->sched, &rc)))
         rc = wait_done(&e->sched, c->yield);
     return rc == CH4COLL_OK ? end(c, e->stage, &e->bind, call) : rc;
 }
 
-static int mpi_error(MPI_Comm comm, int rc)
-{
-    int code = rc == CH4COLL_ERR_COUNT ? MPI_ERR_COUNT
-               : rc == CH4COLL_ERR_ARG ? MPI_ERR_ARG
-                                       : MPI_ERR_OTHER;
-
-    ch4coll_log(CH4COLL_LOG_WARN, "error: %s", ch4coll_strerror(rc));
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
+#define mpi_error ch4coll_host_error
 
 /* A miss: check the arguments, compute the shape, select and build. */
 static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
@@ -704,32 +647,13 @@ static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     return build_entry(c, call, &a, k, &io, e);
 }
 
-/* The communicator state and the built cache entry for call: MPI_SUCCESS,
- * an MPI error (reported), or CH4COLL_RUN_NATIVE. */
-static int entry_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **cp,
-                     ch4coll_centry_t **ep)
+int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
+                       ch4coll_centry_t **ep)
 {
-    ch4coll_comm_t *c;
     ch4coll_key_t k;
     ch4coll_centry_t *e;
     int rc;
 
-    if (!ch4coll_config.enable || call->comm == MPI_COMM_NULL)
-        goto native;
-    /* creating the state is a blocking collective (a split and an
-     * allgather), which a nonblocking or persistent call must not be; it
-     * runs native until a blocking collective has created it (every rank
-     * sees the same sequence of collectives, so all of them agree) */
-    if (nb && !ch4coll_comm_find(call->comm, &c)) {
-        ch4coll_log(CH4COLL_LOG_CALL,
-                    "i%s: native (no blocking collective on this "
-                    "communicator yet)",
-                    ch4coll_coll_name(call->coll));
-        goto native;
-    }
-    rc = nb ? CH4COLL_OK : ch4coll_comm_get(call->comm, &c);
-    if (rc != CH4COLL_OK)
-        return mpi_error(call->comm, rc);
     if (c->inter)
         goto native;
     make_key(c, call, nb, &k);
@@ -750,35 +674,31 @@ static int entry_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **cp,
         goto native;
     if (ch4coll_log_on(CH4COLL_LOG_CALL))
         ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
-    *cp = c;
     *ep = e;
     return MPI_SUCCESS;
 native:
+    return ch4coll_run_native();
+}
+
+int ch4coll_run_native(void)
+{
     stat_native++;
     return CH4COLL_RUN_NATIVE;
 }
 
-int ch4coll_run(const ch4coll_call_t *call)
+int ch4coll_run_execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
+                        const ch4coll_call_t *call)
 {
-    ch4coll_comm_t *c;
-    ch4coll_centry_t *e;
-    int rc = entry_for(call, 0, &c, &e);
+    int rc;
 
-    if (rc != MPI_SUCCESS)
-        return rc;
     stat_calls++;
     rc = execute(c, e, call);
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
 }
 
-int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
+int ch4coll_run_acquire(ch4coll_centry_t *e, const ch4coll_call_t *call,
                         ch4coll_inst_t **in)
 {
-    ch4coll_centry_t *e;
-    int rc = entry_for(call, 1, c, &e);
-
-    if (rc != MPI_SUCCESS)
-        return rc;
     *in = ch4coll_cache_acquire(e);
     return *in ? MPI_SUCCESS : mpi_error(call->comm, CH4COLL_ERR_NOMEM);
 }
@@ -796,9 +716,4 @@ int ch4coll_run_end(ch4coll_comm_t *c, ch4coll_inst_t *in,
                     const ch4coll_call_t *call)
 {
     return end(c, in->stage, &in->bind, call);
-}
-
-int ch4coll_run_error(MPI_Comm comm, int rc)
-{
-    return mpi_error(comm, rc);
 }

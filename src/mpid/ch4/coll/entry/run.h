@@ -30,27 +30,38 @@ typedef struct {
  * or CH4COLL_RUN_NATIVE. */
 int ch4coll_run(const ch4coll_call_t *call);
 
-/* The pieces of a nonblocking or persistent call (entry/nbc.c):
- * prepare  selection and schedule as for ch4coll_run (nonblocking
- *          branches of the tuning tree), and an instance of the schedule
- *          that no other call uses until released; MPI_SUCCESS, an MPI
- *          error (reported), or CH4COLL_RUN_NATIVE;
+/* Preload mode (entry/comm_pmpi.c): the communicator's state, then as
+ * below.  ch4coll_run_prepare: selection and schedule for a nonblocking
+ * or persistent call (nonblocking branches of the tuning tree), and an
+ * instance of the schedule that no other call uses until released. */
+struct ch4coll_comm;
+struct ch4coll_inst;
+struct ch4coll_centry;
+int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
+                        struct ch4coll_inst **in);
+
+/* The mode-independent steps, given the communicator's state:
+ * lookup   cache hit, or select and build (nb: the nonblocking branches);
+ *          MPI_SUCCESS, an MPI error (reported), or CH4COLL_RUN_NATIVE
+ * native   count a call the host runs; returns CH4COLL_RUN_NATIVE
+ * execute  a blocking call from start to finish
+ * acquire  an instance of the entry's schedule for a nonblocking call
  * begin    bind the buffers and start it with tags from tag on (< 0: the
  *          communicator's next; a persistent request takes its range once,
  *          at init, because MPI matches persistent collectives in the
  *          order of their init calls, not of their starts); MPI_SUCCESS or
  *          a reported MPI error;
- * end      after it is done: unpack (CH4COLL_OK or an error code);
- * error    report a CH4COLL_ERR_* code through comm's error handler and
- *          return the MPI error class. */
-struct ch4coll_comm;
-struct ch4coll_inst;
-int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
+ * end      after it is done: unpack (CH4COLL_OK or an error code). */
+int ch4coll_run_lookup(struct ch4coll_comm *c, const ch4coll_call_t *call,
+                       int nb, struct ch4coll_centry **e);
+int ch4coll_run_native(void);
+int ch4coll_run_execute(struct ch4coll_comm *c, struct ch4coll_centry *e,
+                        const ch4coll_call_t *call);
+int ch4coll_run_acquire(struct ch4coll_centry *e, const ch4coll_call_t *call,
                         struct ch4coll_inst **in);
 int ch4coll_run_begin(struct ch4coll_comm *c, struct ch4coll_inst *in,
                       const ch4coll_call_t *call, int tag);
 int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
                     const ch4coll_call_t *call);
-int ch4coll_run_error(MPI_Comm comm, int rc);
 
 #endif /* CH4COLL_RUN_H */

@@ -42,6 +42,10 @@ extern ch4coll_config_t ch4coll_config;
  * values (each already reported on stderr). */
 int ch4coll_config_load(void);
 
+/* Where CVAR values come from: the environment, or inside MPICH the
+ * values MPICH's MPI_T layer holds (registered from the same names). */
+extern const char *(*ch4coll_getenv)(const char *name);
+
 /* Parse "name[:k=v,...]" for collective coll into *out.  On error returns
  * CH4COLL_ERR_ARG and writes a message naming the valid choices. */
 int ch4coll_parse_algorithm(int coll, const char *text, ch4coll_forced_t *out,

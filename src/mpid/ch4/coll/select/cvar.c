@@ -207,10 +207,17 @@ static void bad(const char *var, const char *val, const char *valid)
                 var, val, valid);
 }
 
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+const char *(*ch4coll_getenv)(const char *name) = env_get;
+
 static void load_int(const char *var, int64_t min, int64_t max,
                      const char *valid, int64_t *out)
 {
-    const char *v = getenv(var);
+    const char *v = ch4coll_getenv(var);
 
     if (v && ch4coll_parse_int64(v, min, max, out) != CH4COLL_OK)
         bad(var, v, valid);
@@ -219,7 +226,7 @@ static void load_int(const char *var, int64_t min, int64_t max,
 static void load_choice(const char *var, const char *const *names,
                         const int *values, int n, const char *valid, int *out)
 {
-    const char *v = getenv(var);
+    const char *v = ch4coll_getenv(var);
     int i;
 
     if (!v)
@@ -328,14 +335,15 @@ int ch4coll_config_load(void)
     load_int("MPIR_CVAR_CH4COLL_CHUNK_SIZE", 1, INT64_C(1) << 40,
              "a byte count in [1, 2^40]", &c->chunk_size);
     c->chunk_size_set =
-        getenv("MPIR_CVAR_CH4COLL_CHUNK_SIZE") != NULL && i == c->nerrors;
+        ch4coll_getenv("MPIR_CVAR_CH4COLL_CHUNK_SIZE") != NULL &&
+        i == c->nerrors;
     for (i = 0; i < 2 * CH4COLL_NCOLL; i++) {
         const char *val;
         ch4coll_forced_t *f;
         coll = i % CH4COLL_NCOLL;
         f = i < CH4COLL_NCOLL ? &c->forced[coll] : &c->forced_nb[coll];
         forced_var(i, var, sizeof var);
-        val = getenv(var);
+        val = ch4coll_getenv(var);
         if (!val)
             continue;
         if (ch4coll_parse_algorithm(coll, val, f, err, sizeof err) !=
@@ -348,7 +356,7 @@ int ch4coll_config_load(void)
     }
     check_unknown_vars();
     for (i = 0; inactive_vars[i]; i++)
-        if (getenv(inactive_vars[i]))
+        if (ch4coll_getenv(inactive_vars[i]))
             ch4coll_log(CH4COLL_LOG_WARN,
                         "warning: %s is not supported by "
                         "this version of ch4coll and has no effect",

@@ -33,7 +33,8 @@ static int load_default(void)
 
 int ch4coll_select_init(void)
 {
-    const char *file = getenv("MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE");
+    const char *file =
+        ch4coll_getenv("MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE");
     char err[1024];
 
     ch4coll_select_finalize();
