@@ -238,7 +238,7 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
 {
     char buf[512], *kv, *eq, *cur;
     int more;
-    int64_t v, nodes = 0;
+    int64_t v, max, nodes = 0;
 
     memset(a, 0, sizeof *a);
     memset(comm, 0, sizeof *comm);
@@ -288,9 +288,10 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
                                              : CH4COLL_MAP_BLOCK;
             continue;
         }
-        if (ch4coll_parse_int64(eq, 0, INT64_C(1) << 50, &v) != CH4COLL_OK) {
-            snprintf(err, len, "%s: '%s' is not a non-negative integer", kv,
-                     eq);
+        max = strcmp(kv, "bytes") == 0 ? INT64_C(1) << 50 : INT_MAX;
+        if (ch4coll_parse_int64(eq, 0, max, &v) != CH4COLL_OK) {
+            snprintf(err, len, "%s: '%s' is not an integer in [0, %lld]", kv,
+                     eq, (long long) max);
             return -1;
         }
         if (strcmp(kv, "comm_size") == 0 || strcmp(kv, "p") == 0)
@@ -324,6 +325,8 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
     /* nodes=N: as many ranks per node as that takes */
     if (nodes > 0 && *ppn == 0)
         *ppn = (int) ((a->size + nodes - 1) / nodes);
+    if (*ppn > a->size) /* one node (ch4coll_virtual_node adds p + ppn) */
+        *ppn = a->size;
     comm->comm_size = a->size;
     return 0;
 }
