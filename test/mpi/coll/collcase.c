@@ -25,6 +25,13 @@
  *  - allgatherv alone in a communicator: a local typed copy (MPICH 4.0.2
  *    ignores displs[0] there);
  *  - exscan on rank 0: undefined by MPI, only the guards are checked.
+ *
+ * Forms.  cc_start calls MPI_I<coll> or MPI_<coll>_init with the arguments
+ * and buffers cc_run passes, so the nonblocking and persistent forms are
+ * checked against the same reference.  A persistent request runs again on
+ * new data: cc_refill changes the data seed and refills the buffers in
+ * place, leaving everything the request holds (buffers, counts,
+ * displacements) as it was.
  */
 #include "collcase.h"
 
@@ -276,7 +283,7 @@ static void fill(char *buf, size_t bytes, int slot, int domain, uint64_t seed)
 
 static uint64_t data_seed(const cc_case_t *c, int rank)
 {
-    return cc_mix(c->prm.seed ^ cc_mix((uint64_t) rank + 1));
+    return cc_mix(c->dseed ^ cc_mix((uint64_t) rank + 1));
 }
 
 static int domain_of(const cc_case_t *c)
@@ -566,6 +573,21 @@ static char *new_bytes(size_t n)
     return malloc(n ? n : 1);
 }
 
+/* Input data from c->dseed: the send buffer and its copy, the before
+ * image, and rtest and rexp starting from it. */
+static void fill_buffers(cc_case_t *c)
+{
+    size_t rall = c->rbytes + 2 * CC_GUARD;
+
+    fill_input(c, c->rank, c->stype_i, c->sbuf, c->sbytes);
+    memcpy(c->sorig, c->sbuf, c->sbytes);
+    memset(c->rbefore, CC_SENTINEL, rall);
+    if (c->rinput)
+        fill_input(c, c->rank, c->rtype_i, c->rbefore + CC_GUARD, c->rbytes);
+    memcpy(c->rtest, c->rbefore, rall);
+    memcpy(c->rexp, c->rbefore, rall);
+}
+
 static int make_buffers(cc_case_t *c)
 {
     size_t rall = c->rbytes + 2 * CC_GUARD;
@@ -577,13 +599,7 @@ static int make_buffers(cc_case_t *c)
     c->rexp = new_bytes(rall);
     if (!c->sbuf || !c->sorig || !c->rbefore || !c->rtest || !c->rexp)
         return -1;
-    fill_input(c, c->rank, c->stype_i, c->sbuf, c->sbytes);
-    memcpy(c->sorig, c->sbuf, c->sbytes);
-    memset(c->rbefore, CC_SENTINEL, rall);
-    if (c->rinput)
-        fill_input(c, c->rank, c->rtype_i, c->rbefore + CC_GUARD, c->rbytes);
-    memcpy(c->rtest, c->rbefore, rall);
-    memcpy(c->rexp, c->rbefore, rall);
+    fill_buffers(c);
     return 0;
 }
 
@@ -591,6 +607,7 @@ int cc_prepare(cc_case_t *c, const cc_params_t *prm)
 {
     memset(c, 0, sizeof *c);
     c->prm = *prm;
+    c->dseed = prm->seed;
     PMPI_Comm_rank(prm->comm, &c->rank);
     PMPI_Comm_size(prm->comm, &c->size);
     c->stype_i = prm->stype;
@@ -599,6 +616,12 @@ int cc_prepare(cc_case_t *c, const cc_params_t *prm)
     if (derive_args(c) != 0)
         return -1;
     return make_buffers(c);
+}
+
+void cc_refill(cc_case_t *c, uint64_t dseed)
+{
+    c->dseed = dseed;
+    fill_buffers(c);
 }
 
 void cc_release(cc_case_t *c)
@@ -702,6 +725,118 @@ int cc_run(cc_case_t *c)
 {
     return call(c, arg_of(c->skind, c->sbuf),
                 arg_of(c->rkind, c->rtest + CC_GUARD), 0);
+}
+
+/* MPI_I<coll> (persistent = 0) or MPI_<coll>_init (persistent = 1) of the
+ * data-movement collectives, as call_movement. */
+static int start_movement(const cc_case_t *c, const void *s, void *r,
+                          int persistent, MPI_Request *q)
+{
+    MPI_Comm comm = c->prm.comm;
+    MPI_Info info = MPI_INFO_NULL;
+    int root = c->prm.root;
+
+    switch (c->prm.coll) {
+    case CC_BCAST:
+        return persistent
+                   ? MPI_Bcast_init(r, c->rcount, c->rdt, root, comm, info, q)
+                   : MPI_Ibcast(r, c->rcount, c->rdt, root, comm, q);
+    case CC_GATHER:
+        return persistent ? MPI_Gather_init(s, c->scount, c->sdt, r, c->rcount,
+                                            c->rdt, root, comm, info, q)
+                          : MPI_Igather(s, c->scount, c->sdt, r, c->rcount,
+                                        c->rdt, root, comm, q);
+    case CC_SCATTER:
+        return persistent ? MPI_Scatter_init(s, c->scount, c->sdt, r, c->rcount,
+                                             c->rdt, root, comm, info, q)
+                          : MPI_Iscatter(s, c->scount, c->sdt, r, c->rcount,
+                                         c->rdt, root, comm, q);
+    case CC_ALLGATHER:
+        return persistent ? MPI_Allgather_init(s, c->scount, c->sdt, r,
+                                               c->rcount, c->rdt, comm, info, q)
+                          : MPI_Iallgather(s, c->scount, c->sdt, r, c->rcount,
+                                           c->rdt, comm, q);
+    case CC_ALLTOALL:
+        return persistent ? MPI_Alltoall_init(s, c->scount, c->sdt, r,
+                                              c->rcount, c->rdt, comm, info, q)
+                          : MPI_Ialltoall(s, c->scount, c->sdt, r, c->rcount,
+                                          c->rdt, comm, q);
+    case CC_GATHERV:
+        return persistent
+                   ? MPI_Gatherv_init(s, c->scount, c->sdt, r, c->rcounts,
+                                      c->rdispls, c->rdt, root, comm, info, q)
+                   : MPI_Igatherv(s, c->scount, c->sdt, r, c->rcounts,
+                                  c->rdispls, c->rdt, root, comm, q);
+    case CC_SCATTERV:
+        return persistent
+                   ? MPI_Scatterv_init(s, c->scounts, c->sdispls, c->sdt, r,
+                                       c->rcount, c->rdt, root, comm, info, q)
+                   : MPI_Iscatterv(s, c->scounts, c->sdispls, c->sdt, r,
+                                   c->rcount, c->rdt, root, comm, q);
+    case CC_ALLGATHERV:
+        return persistent
+                   ? MPI_Allgatherv_init(s, c->scount, c->sdt, r, c->rcounts,
+                                         c->rdispls, c->rdt, comm, info, q)
+                   : MPI_Iallgatherv(s, c->scount, c->sdt, r, c->rcounts,
+                                     c->rdispls, c->rdt, comm, q);
+    case CC_ALLTOALLV:
+        return persistent
+                   ? MPI_Alltoallv_init(s, c->scounts, c->sdispls, c->sdt, r,
+                                        c->rcounts, c->rdispls, c->rdt, comm,
+                                        info, q)
+                   : MPI_Ialltoallv(s, c->scounts, c->sdispls, c->sdt, r,
+                                    c->rcounts, c->rdispls, c->rdt, comm, q);
+    default:
+        return persistent ? MPI_Barrier_init(comm, info, q)
+                          : MPI_Ibarrier(comm, q);
+    }
+}
+
+/* The same for the reductions, as call_reduction. */
+static int start_reduction(const cc_case_t *c, const void *s, void *r,
+                           int persistent, MPI_Request *q)
+{
+    MPI_Comm comm = c->prm.comm;
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Datatype dt = types[c->prm.stype].dt;
+    MPI_Op op = ops[c->prm.op].op;
+    int n = c->prm.count, root = c->prm.root;
+
+    switch (c->prm.coll) {
+    case CC_REDUCE:
+        return persistent
+                   ? MPI_Reduce_init(s, r, n, dt, op, root, comm, info, q)
+                   : MPI_Ireduce(s, r, n, dt, op, root, comm, q);
+    case CC_ALLREDUCE:
+        return persistent ? MPI_Allreduce_init(s, r, n, dt, op, comm, info, q)
+                          : MPI_Iallreduce(s, r, n, dt, op, comm, q);
+    case CC_REDUCE_SCATTER:
+        return persistent
+                   ? MPI_Reduce_scatter_init(s, r, c->rcounts, dt, op, comm,
+                                             info, q)
+                   : MPI_Ireduce_scatter(s, r, c->rcounts, dt, op, comm, q);
+    case CC_REDUCE_SCATTER_BLOCK:
+        return persistent ? MPI_Reduce_scatter_block_init(s, r, n, dt, op, comm,
+                                                          info, q)
+                          : MPI_Ireduce_scatter_block(s, r, n, dt, op, comm, q);
+    case CC_SCAN:
+        return persistent ? MPI_Scan_init(s, r, n, dt, op, comm, info, q)
+                          : MPI_Iscan(s, r, n, dt, op, comm, q);
+    default:
+        return persistent ? MPI_Exscan_init(s, r, n, dt, op, comm, info, q)
+                          : MPI_Iexscan(s, r, n, dt, op, comm, q);
+    }
+}
+
+int cc_start(cc_case_t *c, int form, MPI_Request *req)
+{
+    const void *s = arg_of(c->skind, c->sbuf);
+    void *r = arg_of(c->rkind, c->rtest + CC_GUARD);
+    int persistent = form == CC_FORM_PERSISTENT;
+
+    return cc_is_reduction(c->prm.coll)
+               ? start_reduction(c, s, r, persistent, req)
+               : start_movement(c, s, r, persistent, req);
 }
 
 /* ---------------------------------------------------- local reference */
@@ -950,18 +1085,35 @@ int cc_module_enabled(void)
     return !(v && strcmp(v, "0") == 0);
 }
 
-int cc_host_may_run(int coll)
+/* MPIR_CVAR_CH4COLL_<prefix><COLL>_ALGORITHM, or NULL if not set. */
+static const char *forced_algorithm(const char *prefix, int coll)
 {
     char var[96];
-    const char *v;
     int n, i;
 
-    if (!cc_module_enabled())
-        return 1;
-    n = snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_");
+    n = snprintf(var, sizeof var, "MPIR_CVAR_CH4COLL_%s", prefix);
     for (i = 0; coll_names[coll][i] && n + 1 < (int) sizeof var; i++)
         var[n++] = (char) toupper((unsigned char) coll_names[coll][i]);
     snprintf(var + n, sizeof var - (size_t) n, "_ALGORITHM");
-    v = getenv(var);
+    return getenv(var);
+}
+
+int cc_host_may_run(int coll)
+{
+    const char *v = forced_algorithm("", coll);
+
+    if (!cc_module_enabled())
+        return 1;
+    return v && strcmp(v, "native") == 0;
+}
+
+int cc_host_may_run_nb(int coll)
+{
+    const char *v = forced_algorithm("I", coll);
+
+    if (!cc_module_enabled())
+        return 1;
+    if (!v)
+        v = forced_algorithm("", coll);
     return v && strcmp(v, "native") == 0;
 }

@@ -12,15 +12,19 @@
  *                data where MPI_IN_PLACE or bcast's root reads it), framed
  *                by sentinel guards on both sides
  *   cc_run       MPI_X on a copy of the before image: through ch4coll
+ *   cc_start     or MPI_I<coll> / MPI_<coll>_init on the same buffers
+ *                (nonblocking, persistent); the result is there once the
+ *                request completes, and cc_refill gives a persistent
+ *                request new input between runs
  *   cc_expect    the expected receive buffer: PMPI_X (the host MPI) on
  *                another copy, or a fold every rank computes locally
  *   cc_check     byte-for-byte comparison of the whole receive allocation
  *                (guards and datatype holes included) and of the send buffer
  *   cc_release
  *
- * Input data is a pure function of (seed, communicator rank, position), so
- * any rank can recompute any other rank's contribution: that is what the
- * local references (non-commutative op, scan, exscan) rely on.
+ * Input data is a pure function of (data seed, communicator rank,
+ * position), so any rank can recompute any other rank's contribution: that
+ * is what the local references (non-commutative op, scan, exscan) rely on.
  */
 #ifndef COLLCASE_H
 #define COLLCASE_H
@@ -138,8 +142,12 @@ typedef struct {
     const int *vcounts;    /* units per rank (v-collectives, elements
                             * for reduce_scatter); alltoallv: p*p,
                             * row = sender */
-    uint64_t seed;         /* data and this rank's displacements */
+    uint64_t seed;         /* data (first run) and this rank's
+                            * displacements */
 } cc_params_t;
+
+/* Forms of a collective besides the blocking one. */
+enum { CC_FORM_NONBLOCKING, CC_FORM_PERSISTENT };
 
 /* How a buffer argument is passed. */
 enum { CC_ARG_BUF, CC_ARG_NULL, CC_ARG_IN_PLACE };
@@ -157,6 +165,7 @@ typedef struct {
     size_t nin;                   /* reductions: input elements per rank */
     int rinput;                   /* receive buffer starts with input data */
     int local_ref;                /* expected result folded locally */
+    uint64_t dseed;               /* input data: prm.seed, or cc_refill's */
     char *sbuf, *sorig;           /* send buffer and its pristine copy */
     char *rbefore, *rtest, *rexp; /* receive: guard + rbytes + guard */
 } cc_case_t;
@@ -181,6 +190,17 @@ int cc_prepare(cc_case_t *c, const cc_params_t *prm);
 /* MPI_X through ch4coll into rtest; the MPI return code. */
 int cc_run(cc_case_t *c);
 
+/* Start the case through ch4coll in form: MPI_I<coll>, or MPI_<coll>_init
+ * with MPI_INFO_NULL (run it with MPI_Start); the same arguments and
+ * buffers as cc_run, so the result is in rtest once *req completes.  The
+ * MPI return code. */
+int cc_start(cc_case_t *c, int form, MPI_Request *req);
+
+/* New input for another run of the same arguments (a persistent request):
+ * the send buffer, the before image, rtest and rexp are refilled in place
+ * from data seed dseed; pointers, counts and displacements stay. */
+void cc_refill(cc_case_t *c, uint64_t dseed);
+
 /* The expected receive buffer into rexp; an MPI return code. */
 int cc_expect(cc_case_t *c);
 
@@ -201,5 +221,9 @@ int cc_get_stats(ch4coll_stats_t *out);
  * be handed to the host MPI (so the host's bugs apply to MPI_X too)? */
 int cc_module_enabled(void);
 int cc_host_may_run(int coll);
+
+/* The same for the nonblocking and persistent forms: forced by
+ * MPIR_CVAR_CH4COLL_I<COLL>_ALGORITHM, or else by _<COLL>_ALGORITHM. */
+int cc_host_may_run_nb(int coll);
 
 #endif /* COLLCASE_H */
