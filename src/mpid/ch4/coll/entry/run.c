@@ -717,3 +717,20 @@ int ch4coll_run_end(ch4coll_comm_t *c, ch4coll_inst_t *in,
 {
     return end(c, in->stage, &in->bind, call);
 }
+
+void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
+                       MPI_Datatype *rt)
+{
+    int root = is_rooted(call->coll) && rank == call->root;
+    int inplace = in_place(call, rank);
+
+    *st = *rt = MPI_DATATYPE_NULL;
+    if (ch4coll_coll_is_reduction(call->coll)) {
+        *rt = call->rcv.dt;
+        return;
+    }
+    if (sendtype_significant(call->coll, root, inplace))
+        *st = call->snd.dt;
+    if (recvtype_significant(call->coll, root, inplace))
+        *rt = call->rcv.dt;
+}

@@ -64,4 +64,9 @@ int ch4coll_run_begin(struct ch4coll_comm *c, struct ch4coll_inst *in,
 int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
                     const ch4coll_call_t *call);
 
+/* The datatypes MPI reads on this rank for call (MPI_DATATYPE_NULL for a
+ * side it ignores): what a nonblocking call must keep alive. */
+void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
+                       MPI_Datatype *rt);
+
 #endif /* CH4COLL_RUN_H */

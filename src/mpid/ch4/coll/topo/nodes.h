@@ -32,7 +32,7 @@ enum { CH4COLL_MAP_BLOCK, CH4COLL_MAP_CYCLIC };
 /* Node of rank r among p ranks placed on virtual nodes of ppn ranks. */
 static inline int ch4coll_virtual_node(int r, int p, int ppn, int map)
 {
-    int nodes = (p + ppn - 1) / ppn;
+    int nodes = p > 0 ? (p - 1) / ppn + 1 : 0; /* no overflow near INT_MAX */
 
     return map == CH4COLL_MAP_CYCLIC ? r % nodes : r / ppn;
 }
