@@ -35,7 +35,8 @@ int main(int argc, char **argv)
             if (rank != root)
                 continue;
             for (i = 0; i < n; i++) {
-                long want = (long) size * (size - 1) / 2 + (long) size * (i % 7);
+                long want =
+                    (long) size * (size - 1) / 2 + (long) size * (i % 7);
 
                 if (buf[i] != want) {
                     if (errors++ < 5)
