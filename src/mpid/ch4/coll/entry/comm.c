@@ -15,6 +15,7 @@
 #include "../select/select.h"
 #include "../util/util.h"
 #include "host.h"
+#include "verify.h"
 
 int ch4coll_node_ranks = 1;
 unsigned ch4coll_comm_epoch;
@@ -40,6 +41,7 @@ void ch4coll_comm_release(ch4coll_comm_t *c)
     if (c->host_free)
         c->host_free(c);
     ch4coll_cache_destroy(&c->cache);
+    ch4coll_verify_free(c->verify);
     ch4coll_tree_free(&c->tree);
     ch4coll_free(c->vbuf);
     ch4coll_free(c->node_of);

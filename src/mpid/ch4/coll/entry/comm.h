@@ -40,13 +40,14 @@ typedef struct ch4coll_comm {
     void (*host_free)(struct ch4coll_comm *); /* mode's part of release */
     int yield;                                /* yield the core when idle */
     ch4coll_cache_t cache;
-    size_t *vbuf;           /* 4 * size entries */
-    int *node_of;           /* node index of every rank (first seen) */
-    ch4coll_locality_t loc; /* nodes and node_of, as builders see them */
-    ch4coll_selin_t sel;    /* communicator part of selection inputs */
-    ch4coll_tree_t tree;    /* the selection tree pruned for it */
-    int refs;               /* nonblocking and persistent requests using it */
-    int doomed;             /* the application freed it; release at refs == 0 */
+    struct ch4coll_verify *verify; /* blocking calls' (VERIFY=1), lazily */
+    size_t *vbuf;                  /* 4 * size entries */
+    int *node_of;                  /* node index of every rank (first seen) */
+    ch4coll_locality_t loc;        /* nodes and node_of, as builders see them */
+    ch4coll_selin_t sel;           /* communicator part of selection inputs */
+    ch4coll_tree_t tree;           /* the selection tree pruned for it */
+    int refs;   /* nonblocking and persistent requests using it */
+    int doomed; /* the application freed it; release at refs == 0 */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
 

@@ -360,6 +360,6 @@ int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_lookup(*c, call, 1, &e);
     if (rc == MPI_SUCCESS)
-        rc = ch4coll_run_acquire(e, call, in);
+        rc = ch4coll_run_acquire(*c, e, call, in);
     return rc;
 }

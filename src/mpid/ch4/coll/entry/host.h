@@ -19,6 +19,10 @@
 /* Size, extents and density of dt. */
 void ch4coll_host_elem(MPI_Datatype dt, ch4coll_elem_t *e);
 
+/* 1 if dt is a predefined datatype (its handle means the same type on
+ * every process). */
+int ch4coll_host_type_predefined(MPI_Datatype dt);
+
 /* 1 if op is commutative. */
 int ch4coll_host_commutative(MPI_Op op);
 

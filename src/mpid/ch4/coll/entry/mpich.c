@@ -279,17 +279,18 @@ static int finish(op_t *o, int rc)
 static int progress_hook(int *made_progress)
 {
     op_t **p = &active, *o;
-    int rc, progressed;
+    int rc, progressed, done;
 
     if (ch4coll_mpich_in_hook)
         return MPI_SUCCESS;
     ch4coll_mpich_in_hook = 1;
     while ((o = *p)) {
         progressed = 0;
-        rc = ch4coll_sched_progress(&o->in->sched, &progressed);
+        rc =
+            ch4coll_run_progress(&o->m->c, o->in, &o->call, &progressed, &done);
         if (progressed)
             *made_progress = 1;
-        if (rc != CH4COLL_OK || ch4coll_sched_done(&o->in->sched)) {
+        if (rc != CH4COLL_OK || done) {
             *p = o->next;
             finish(o, rc);
             *made_progress = 1;
@@ -344,7 +345,8 @@ static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
         o->call = mc->call;
     }
     if (!o || keep_arrays(o, mc->m->c.size) != CH4COLL_OK ||
-        (*rc = ch4coll_run_acquire(e, &o->call, &o->in)) != MPI_SUCCESS) {
+        (*rc = ch4coll_run_acquire(&mc->m->c, e, &o->call, &o->in)) !=
+            MPI_SUCCESS) {
         if (o)
             ch4coll_free(o->vint);
         ch4coll_free(o);

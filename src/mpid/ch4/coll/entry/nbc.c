@@ -243,13 +243,13 @@ static int launch(nbreq_t *q)
 {
     int rc = ch4coll_run_begin(q->c, q->inst, &q->call,
                                q->persistent ? q->sched_tag : -1),
-        progressed;
+        progressed, done;
 
     if (rc != MPI_SUCCESS)
         return rc;
     activate(q);
-    rc = ch4coll_sched_progress(&q->inst->sched, &progressed);
-    if (rc != CH4COLL_OK || ch4coll_sched_done(&q->inst->sched))
+    rc = ch4coll_run_progress(q->c, q->inst, &q->call, &progressed, &done);
+    if (rc != CH4COLL_OK || done)
         finish(q, rc);
     return MPI_SUCCESS;
 }
@@ -280,7 +280,8 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
     q->tag = token_tag();
     /* persistent collectives match in the order of their init calls, and
      * may be started in any order: their tags are fixed now */
-    q->sched_tag = persistent ? ch4coll_comm_next_tag(c, in->sched.ntags) : -1;
+    q->sched_tag =
+        persistent ? ch4coll_comm_next_tag(c, ch4coll_run_ntags(in)) : -1;
     c->refs++;
     rc = persistent
              ? PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, token_comm,
@@ -302,15 +303,15 @@ int ch4coll_nb_progress(void)
 {
     static int busy;
     nbreq_t *q, *next;
-    int n = 0, progressed, rc;
+    int n = 0, progressed, done, rc;
 
     if (busy)
         return 0;
     busy = 1;
     for (q = active_head; q; q = next) {
         next = q->next;
-        rc = ch4coll_sched_progress(&q->inst->sched, &progressed);
-        if (rc != CH4COLL_OK || ch4coll_sched_done(&q->inst->sched))
+        rc = ch4coll_run_progress(q->c, q->inst, &q->call, &progressed, &done);
+        if (rc != CH4COLL_OK || done)
             finish(q, rc);
         n += progressed || rc != CH4COLL_OK;
     }

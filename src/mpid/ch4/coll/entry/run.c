@@ -31,6 +31,7 @@
 #include "../util/util.h"
 #include "comm.h"
 #include "host.h"
+#include "verify.h"
 
 static uint64_t stat_calls, stat_native, stat_hits, stat_misses;
 static char last_decision[sizeof(((ch4coll_centry_t *) 0)->decision)];
@@ -65,7 +66,6 @@ static int is_rooted(int coll)
  * them through the communicator's error handler. */
 static int sendtype_significant(int coll, int root, int inplace);
 static int recvtype_significant(int coll, int root, int inplace);
-static int in_place(const ch4coll_call_t *call, int rank);
 
 /* Only the counts MPI reads on this rank are checked: an ignored count may
  * be anything, and refusing it here would send this rank alone native. */
@@ -76,7 +76,7 @@ static int args_valid(const ch4coll_call_t *call, const ch4coll_comm_t *c)
     if (is_rooted(call->coll) && (call->root < 0 || call->root >= c->size))
         return 0;
     root = is_rooted(call->coll) && c->rank == call->root;
-    inplace = in_place(call, c->rank);
+    inplace = ch4coll_run_in_place(call, c->rank);
     if (ch4coll_coll_is_reduction(call->coll))
         return call->rcv.count >= 0 && call->op != MPI_OP_NULL;
     if (sendtype_significant(call->coll, root, inplace) && call->snd.count < 0)
@@ -117,7 +117,7 @@ static int v_bytes(const int *counts, const int *displs, size_t size, int p,
     return 1;
 }
 
-static int op_is_builtin(MPI_Op op)
+int ch4coll_run_op_builtin(MPI_Op op)
 {
     static const MPI_Op builtin[] = {
         MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
@@ -141,7 +141,7 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
     elem_of(call->rcv.dt, &a->elem);
     a->op = call->op;
     a->commutative = ch4coll_host_commutative(call->op);
-    a->op_builtin = op_is_builtin(call->op);
+    a->op_builtin = ch4coll_run_op_builtin(call->op);
     if (a->op_builtin &&
         !ch4coll_host_accepts(call->rcv.dt, call->op, &a->elem))
         return 0;
@@ -287,7 +287,7 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
 
 /* MPI_IN_PLACE on this rank: the send buffer, or for scatter(v) the
  * receive buffer; for rooted collectives only the root's counts. */
-static int in_place(const ch4coll_call_t *call, int rank)
+int ch4coll_run_in_place(const ch4coll_call_t *call, int rank)
 {
     int scat = call->coll == CH4COLL_SCATTER || call->coll == CH4COLL_SCATTERV;
 
@@ -307,7 +307,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
     k->f.coll = coll;
     k->f.nb = nb;
     k->f.root = is_rooted(coll) ? call->root : 0;
-    k->f.inplace = in_place(call, c->rank);
+    k->f.inplace = ch4coll_run_in_place(call, c->rank);
     k->f.op = call->op;
     k->f.p = c->size;
     k->f.stype = k->f.rtype = MPI_DATATYPE_NULL;
@@ -347,7 +347,7 @@ static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->rank = c->rank;
     a->size = c->size;
     a->root = is_rooted(call->coll) ? call->root : 0;
-    a->inplace = in_place(call, c->rank);
+    a->inplace = ch4coll_run_in_place(call, c->rank);
     a->op = MPI_OP_NULL;
     a->loc = &c->loc;
     a->subselect = ch4coll_select_sub;
@@ -568,10 +568,11 @@ static int wait_done(ch4coll_sched_t *s, int yield)
     }
 }
 
-/* Bind the user buffers (packing non-contiguous sides into the stages)
- * and start s with tags from tag on (tag < 0: the communicator's next). */
-static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
-                 const ch4coll_bind_t *io, const ch4coll_call_t *call, int tag)
+/* The buffers the schedule runs on: the user's, or the stages with the
+ * non-contiguous sides packed into them. */
+static int bind(ch4coll_comm_t *c, void *const *stage, const ch4coll_bind_t *io,
+                const ch4coll_call_t *call, const void **sbuf_out,
+                void **rbuf_out)
 {
     const void *sbuf = call->snd.buf == MPI_IN_PLACE ? NULL : call->snd.buf;
     void *rbuf = call->rcv.buf == MPI_IN_PLACE ? NULL : (void *) call->rcv.buf;
@@ -602,9 +603,9 @@ static int begin(ch4coll_comm_t *c, ch4coll_sched_t *s, void *const *stage,
     else if (rbuf && io->r_shift)
         rbuf =
             (char *) rbuf + (ptrdiff_t) io->r_shift * (ptrdiff_t) io->rt.extent;
-    if (tag < 0)
-        tag = ch4coll_comm_next_tag(c, s->ntags);
-    return ch4coll_sched_start(s, sbuf, rbuf, tag, c->tp, c->tp_ctx);
+    *sbuf_out = sbuf;
+    *rbuf_out = rbuf;
+    return CH4COLL_OK;
 }
 
 /* After the schedule: unpack a staged receive side. */
@@ -622,7 +623,14 @@ static int end(ch4coll_comm_t *c, void *const *stage, const ch4coll_bind_t *io,
 static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
                    const ch4coll_call_t *call)
 {
-    int rc = begin(c, &e->sched, e->stage, &e->bind, call, -1);
+    const void *sbuf;
+    void *rbuf;
+    int rc = bind(c, e->stage, &e->bind, call, &sbuf, &rbuf);
+
+    if (rc == CH4COLL_OK)
+        rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
+                                 ch4coll_comm_next_tag(c, e->sched.ntags),
+                                 c->tp, c->tp_ctx);
 
     /* one message and a core of our own: block in the host MPI */
     if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_host_busy() &&
@@ -647,6 +655,23 @@ static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     return build_entry(c, call, &a, k, &io, e);
 }
 
+/* MPIR_CVAR_CH4COLL_VERIFY on a blocking call: exchange the signatures
+ * with the communicator's verifier and check them, before anything else
+ * (a mismatch may send ranks to different algorithms, or some native). */
+static int verify_blocking(ch4coll_comm_t *c, const ch4coll_call_t *call)
+{
+    int rc;
+
+    if (!c->verify && !(c->verify = ch4coll_verify_new(c->rank, c->size)))
+        return CH4COLL_ERR_NOMEM;
+    rc = ch4coll_verify_start(
+        c, c->verify, call, 0, args_valid(call, c),
+        ch4coll_comm_next_tag(c, ch4coll_verify_ntags(c->verify)));
+    if (rc == CH4COLL_OK)
+        rc = wait_done(&c->verify->sched, c->yield);
+    return rc == CH4COLL_OK ? ch4coll_verify_check(c, c->verify, call) : rc;
+}
+
 int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
                        ch4coll_centry_t **ep)
 {
@@ -656,6 +681,11 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
 
     if (c->inter)
         goto native;
+    if (ch4coll_config.verify && !nb) {
+        rc = verify_blocking(c, call);
+        if (rc != CH4COLL_OK)
+            return mpi_error(call->comm, rc);
+    }
     make_key(c, call, nb, &k);
     e = ch4coll_cache_lookup(&c->cache, &k);
     if (e) {
@@ -696,20 +726,75 @@ int ch4coll_run_execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
 }
 
-int ch4coll_run_acquire(ch4coll_centry_t *e, const ch4coll_call_t *call,
-                        ch4coll_inst_t **in)
+int ch4coll_run_acquire(ch4coll_comm_t *c, ch4coll_centry_t *e,
+                        const ch4coll_call_t *call, ch4coll_inst_t **in)
 {
     *in = ch4coll_cache_acquire(e);
+    if (*in && ch4coll_config.verify && !(*in)->verify &&
+        !((*in)->verify = ch4coll_verify_new(c->rank, c->size))) {
+        ch4coll_cache_release(*in);
+        *in = NULL;
+    }
     return *in ? MPI_SUCCESS : mpi_error(call->comm, CH4COLL_ERR_NOMEM);
+}
+
+int ch4coll_run_ntags(const ch4coll_inst_t *in)
+{
+    return in->sched.ntags +
+           (in->verify ? ch4coll_verify_ntags(in->verify) : 0);
 }
 
 int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
                       const ch4coll_call_t *call, int tag)
 {
-    int rc = begin(c, &in->sched, in->stage, &in->bind, call, tag);
+    ch4coll_verify_t *v = in->verify;
+    const void *sbuf;
+    void *rbuf;
+    int rc = bind(c, in->stage, &in->bind, call, &sbuf, &rbuf), vtag = -1;
 
     stat_calls++; /* every start of a persistent request counts */
+    if (rc != CH4COLL_OK)
+        return mpi_error(call->comm, rc);
+    if (tag < 0)
+        tag = ch4coll_comm_next_tag(c, ch4coll_run_ntags(in));
+    if (v) { /* the exchange first; the schedule starts after the check */
+        vtag = tag;
+        tag += ch4coll_verify_ntags(v);
+        v->sbuf = sbuf;
+        v->rbuf = rbuf;
+        v->tag = tag;
+        v->pending = 1;
+        rc = ch4coll_verify_start(c, v, call, 1, 1, vtag);
+    } else {
+        rc = ch4coll_sched_start(&in->sched, sbuf, rbuf, tag, c->tp, c->tp_ctx);
+    }
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+}
+
+int ch4coll_run_progress(ch4coll_comm_t *c, ch4coll_inst_t *in,
+                         const ch4coll_call_t *call, int *progressed, int *done)
+{
+    ch4coll_verify_t *v = in->verify;
+    int rc, moved;
+
+    *done = 0;
+    *progressed = 0;
+    if (v && v->pending) {
+        rc = ch4coll_sched_progress(&v->sched, progressed);
+        if (rc != CH4COLL_OK || !ch4coll_sched_done(&v->sched))
+            return rc;
+        v->pending = 0;
+        rc = ch4coll_verify_check(c, v, call);
+        if (rc == CH4COLL_OK)
+            rc = ch4coll_sched_start(&in->sched, v->sbuf, v->rbuf, v->tag,
+                                     c->tp, c->tp_ctx);
+        if (rc != CH4COLL_OK)
+            return rc;
+    }
+    rc = ch4coll_sched_progress(&in->sched, &moved);
+    *progressed |= moved;
+    *done = rc == CH4COLL_OK && ch4coll_sched_done(&in->sched);
+    return rc;
 }
 
 int ch4coll_run_end(ch4coll_comm_t *c, ch4coll_inst_t *in,
@@ -722,7 +807,7 @@ void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
                        MPI_Datatype *rt)
 {
     int root = is_rooted(call->coll) && rank == call->root;
-    int inplace = in_place(call, rank);
+    int inplace = ch4coll_run_in_place(call, rank);
 
     *st = *rt = MPI_DATATYPE_NULL;
     if (ch4coll_coll_is_reduction(call->coll)) {

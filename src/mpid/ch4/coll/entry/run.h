@@ -42,25 +42,35 @@ int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
 
 /* The mode-independent steps, given the communicator's state:
  * lookup   cache hit, or select and build (nb: the nonblocking branches);
- *          MPI_SUCCESS, an MPI error (reported), or CH4COLL_RUN_NATIVE
+ *          MPI_SUCCESS, an MPI error (reported), or CH4COLL_RUN_NATIVE;
+ *          with MPIR_CVAR_CH4COLL_VERIFY a blocking call's arguments are
+ *          checked against the other ranks' first (entry/verify.h)
  * native   count a call the host runs; returns CH4COLL_RUN_NATIVE
  * execute  a blocking call from start to finish
  * acquire  an instance of the entry's schedule for a nonblocking call
+ *          (with its verifier when MPIR_CVAR_CH4COLL_VERIFY is on)
+ * ntags    the tags one start of the instance uses
  * begin    bind the buffers and start it with tags from tag on (< 0: the
  *          communicator's next; a persistent request takes its range once,
  *          at init, because MPI matches persistent collectives in the
  *          order of their init calls, not of their starts); MPI_SUCCESS or
  *          a reported MPI error;
+ * progress move it on: *done once it has finished (CH4COLL_OK or an error
+ *          code; a verifier's mismatch is an error here)
  * end      after it is done: unpack (CH4COLL_OK or an error code). */
 int ch4coll_run_lookup(struct ch4coll_comm *c, const ch4coll_call_t *call,
                        int nb, struct ch4coll_centry **e);
 int ch4coll_run_native(void);
 int ch4coll_run_execute(struct ch4coll_comm *c, struct ch4coll_centry *e,
                         const ch4coll_call_t *call);
-int ch4coll_run_acquire(struct ch4coll_centry *e, const ch4coll_call_t *call,
-                        struct ch4coll_inst **in);
+int ch4coll_run_acquire(struct ch4coll_comm *c, struct ch4coll_centry *e,
+                        const ch4coll_call_t *call, struct ch4coll_inst **in);
+int ch4coll_run_ntags(const struct ch4coll_inst *in);
 int ch4coll_run_begin(struct ch4coll_comm *c, struct ch4coll_inst *in,
                       const ch4coll_call_t *call, int tag);
+int ch4coll_run_progress(struct ch4coll_comm *c, struct ch4coll_inst *in,
+                         const ch4coll_call_t *call, int *progressed,
+                         int *done);
 int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
                     const ch4coll_call_t *call);
 
@@ -68,5 +78,12 @@ int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
  * side it ignores): what a nonblocking call must keep alive. */
 void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
                        MPI_Datatype *rt);
+
+/* MPI_IN_PLACE on this rank (the send buffer; scatter(v): the receive
+ * buffer; rooted collectives: only at the root). */
+int ch4coll_run_in_place(const ch4coll_call_t *call, int rank);
+
+/* op is one of MPI's predefined reduction operations. */
+int ch4coll_run_op_builtin(MPI_Op op);
 
 #endif /* CH4COLL_RUN_H */

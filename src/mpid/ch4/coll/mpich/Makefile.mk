@@ -49,6 +49,7 @@ mpi_core_sources += \
     $(ch4coll_dir)/transport/mpich.c \
     $(ch4coll_dir)/entry/comm.c \
     $(ch4coll_dir)/entry/run.c \
+    $(ch4coll_dir)/entry/verify.c \
     $(ch4coll_dir)/entry/mpich.c \
     $(ch4coll_dir)/mpich/cvars.c \
     $(ch4coll_dir)/mpich/default_json.c

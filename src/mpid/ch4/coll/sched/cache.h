@@ -61,6 +61,9 @@ typedef struct ch4coll_inst {
     struct ch4coll_centry *home;
     struct ch4coll_inst *next; /* the home entry's instances */
     int busy;
+    /* MPIR_CVAR_CH4COLL_VERIFY: the argument exchange that runs before
+     * sched (entry/verify.h), or NULL */
+    struct ch4coll_verify *verify;
 } ch4coll_inst_t;
 
 typedef struct ch4coll_centry {

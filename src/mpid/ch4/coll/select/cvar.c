@@ -58,6 +58,12 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "0: nodes as the host reports them (MPI_Get_processor_name); k: treat "
      "the ranks of every communicator as placed on nodes of k ranks, to "
      "test the locality-aware algorithms on one machine"},
+    {"MPIR_CVAR_CH4COLL_VERIFY", "0", "0, 1",
+     "1: before each collective the ranks exchange its arguments "
+     "(collective, root, op, datatype, byte counts; one allgather of 112 "
+     "bytes per rank) and a mismatch fails the call on every rank with a "
+     "message naming the ranks and values, instead of a hang or wrong data "
+     "(doc/errors.md)"},
     {"MPIR_CVAR_CH4COLL_VIRTUAL_MAP", "block", "block, cyclic",
      "placement on virtual nodes: block puts ranks r*k .. r*k+k-1 on one "
      "node, cyclic puts rank r on node r mod nodes"},
@@ -239,10 +245,6 @@ static void load_choice(const char *var, const char *const *names,
     bad(var, v, valid);
 }
 
-/* Variables of later capabilities, accepted by name so that a tuning setup
- * written for them does not fail, but reported as not active yet. */
-static const char *const inactive_vars[] = {"MPIR_CVAR_CH4COLL_VERIFY", NULL};
-
 extern char **environ;
 
 /* The name of forced-algorithm variable i: i < CH4COLL_NCOLL the blocking
@@ -262,10 +264,6 @@ static int known_var(const char *name, size_t len)
     for (i = 0; i < ch4coll_cvar_count(); i++)
         if (strlen(cvar_table[i].name) == len &&
             strncmp(cvar_table[i].name, name, len) == 0)
-            return 1;
-    for (i = 0; inactive_vars[i]; i++)
-        if (strlen(inactive_vars[i]) == len &&
-            strncmp(inactive_vars[i], name, len) == 0)
             return 1;
     for (coll = 0; coll < 2 * CH4COLL_NCOLL; coll++) {
         forced_var(coll, var, sizeof var);
@@ -331,6 +329,8 @@ int ch4coll_config_load(void)
     c->virtual_ppn = (int) v;
     load_choice("MPIR_CVAR_CH4COLL_VIRTUAL_MAP", map_names, map_values, 2,
                 "block, cyclic", &c->virtual_map);
+    load_choice("MPIR_CVAR_CH4COLL_VERIFY", bool_names, bool_values, 2, "0, 1",
+                &c->verify);
     i = c->nerrors;
     load_int("MPIR_CVAR_CH4COLL_CHUNK_SIZE", 1, INT64_C(1) << 40,
              "a byte count in [1, 2^40]", &c->chunk_size);
@@ -355,11 +355,5 @@ int ch4coll_config_load(void)
         }
     }
     check_unknown_vars();
-    for (i = 0; inactive_vars[i]; i++)
-        if (ch4coll_getenv(inactive_vars[i]))
-            ch4coll_log(CH4COLL_LOG_WARN,
-                        "warning: %s is not supported by "
-                        "this version of ch4coll and has no effect",
-                        inactive_vars[i]);
     return c->nerrors;
 }

@@ -126,6 +126,11 @@ void ch4coll_host_elem(MPI_Datatype dt, ch4coll_elem_t *e)
     e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
 }
 
+int ch4coll_host_type_predefined(MPI_Datatype dt)
+{
+    return MPIR_DATATYPE_IS_PREDEFINED(dt);
+}
+
 int ch4coll_host_commutative(MPI_Op op)
 {
     return MPIR_Op_is_commutative(op);
@@ -184,7 +189,7 @@ int ch4coll_host_error(MPI_Comm comm, int rc)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
                                     __LINE__, MPI_ERR_COUNT, "**ch4coll",
                                     "**ch4coll %s", msg);
-    if (rc == CH4COLL_ERR_ARG)
+    if (rc == CH4COLL_ERR_ARG || rc == CH4COLL_ERR_MISMATCH)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
                                     __LINE__, MPI_ERR_ARG, "**ch4coll",
                                     "**ch4coll %s", msg);

@@ -140,6 +140,14 @@ void ch4coll_host_elem(MPI_Datatype dt, ch4coll_elem_t *e)
     e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
 }
 
+int ch4coll_host_type_predefined(MPI_Datatype dt)
+{
+    int ni, na, nd, combiner = MPI_COMBINER_NAMED;
+
+    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
+    return combiner == MPI_COMBINER_NAMED;
+}
+
 int ch4coll_host_commutative(MPI_Op op)
 {
     int commute = 0;
@@ -206,8 +214,9 @@ int ch4coll_host_unpack(const void *packed, size_t bytes, void *user, size_t n,
 int ch4coll_host_error(MPI_Comm comm, int rc)
 {
     int code = rc == CH4COLL_ERR_COUNT ? MPI_ERR_COUNT
-               : rc == CH4COLL_ERR_ARG ? MPI_ERR_ARG
-                                       : MPI_ERR_OTHER;
+               : rc == CH4COLL_ERR_ARG || rc == CH4COLL_ERR_MISMATCH
+                   ? MPI_ERR_ARG
+                   : MPI_ERR_OTHER;
 
     ch4coll_log(CH4COLL_LOG_WARN, "error: %s", ch4coll_strerror(rc));
     PMPI_Comm_call_errhandler(comm, code);

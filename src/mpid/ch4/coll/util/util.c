@@ -70,6 +70,8 @@ const char *ch4coll_strerror(int status)
         return "algorithm does not apply";
     case CH4COLL_ERR_COUNT:
         return "count too large for the transport";
+    case CH4COLL_ERR_MISMATCH:
+        return "the ranks' arguments do not match";
     default:
         return "unknown error";
     }

@@ -22,7 +22,9 @@ enum {
     CH4COLL_ERR_DEADLOCK = -4,     /* loop transport: nothing can progress */
     CH4COLL_ERR_PROTOCOL = -5,     /* loop transport: unmatched/leftover msgs */
     CH4COLL_ERR_INAPPLICABLE = -6, /* algorithm does not apply to the call */
-    CH4COLL_ERR_COUNT = -7         /* a count does not fit the transport */
+    CH4COLL_ERR_COUNT = -7,        /* a count does not fit the transport */
+    CH4COLL_ERR_MISMATCH = -8      /* ranks passed arguments that do not
+                                    * match (MPIR_CVAR_CH4COLL_VERIFY) */
 };
 
 const char *ch4coll_strerror(int status);
