@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N 64
+#define N         64
 #define ANY_ERROR (-1)
 
 static int last_class = MPI_SUCCESS;
@@ -51,8 +51,8 @@ static void expect(const char *name, int rc, int want_class)
     last_class = MPI_SUCCESS;
     rc = MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS || sum != p * (p + 1) / 2) {
-        fprintf(stderr, "verify: rank %d: allreduce after %s: %d\n", rank,
-                name, sum);
+        fprintf(stderr, "verify: rank %d: allreduce after %s: %d\n", rank, name,
+                sum);
         ok = 0;
     }
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -64,8 +64,7 @@ static void expect(const char *name, int rc, int want_class)
 
 int main(int argc, char **argv)
 {
-    int in[N * 8], out[N * 8], counts[64], displs[64], rcounts[64],
-        rdispls[64];
+    int in[N * 8], out[N * 8], counts[64], displs[64], rcounts[64], rdispls[64];
     int i, rc;
     float f[N];
     MPI_Errhandler eh;
@@ -94,9 +93,9 @@ int main(int argc, char **argv)
     rc = MPI_Allreduce(in, out, N, MPI_INT, rank == 2 ? MPI_MAX : MPI_SUM,
                        MPI_COMM_WORLD);
     expect("allreduce op", rc, MPI_ERR_ARG);
-    rc = MPI_Reduce(rank == 1 ? (void *) f : (void *) in, out, N,
-                    rank == 1 ? MPI_FLOAT : MPI_INT, MPI_SUM, 0,
-                    MPI_COMM_WORLD);
+    rc =
+        MPI_Reduce(rank == 1 ? (void *) f : (void *) in, out, N,
+                   rank == 1 ? MPI_FLOAT : MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     expect("reduce datatype", rc, MPI_ERR_ARG);
 
     /* roots and collectives */

@@ -36,6 +36,17 @@ void ch4coll_comm_unlink(ch4coll_comm_t *c)
     pthread_mutex_unlock(&lock);
 }
 
+void ch4coll_comm_threads(int multi)
+{
+    if (!multi || !ch4coll_config.enable)
+        return;
+    ch4coll_config.enable = 0;
+    if (ch4coll_log_rank <= 0)
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "notice: MPI_THREAD_MULTIPLE: every collective goes to "
+                    "the host MPI (ch4coll's executor is not thread-safe)");
+}
+
 void ch4coll_comm_release(ch4coll_comm_t *c)
 {
     if (c->host_free)

@@ -108,6 +108,17 @@ static int trees_agree(void)
     return lo == hi;
 }
 
+/* MPI_THREAD_MULTIPLE on any rank (all ranks must agree whether ch4coll
+ * runs their collectives). */
+static int any_multi_threaded(int collective)
+{
+    int mine = ch4coll_host_thread_multiple(), any = mine;
+
+    if (collective)
+        PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
 static int init_once(int collective)
 {
     int rank, rc = CH4COLL_OK;
@@ -130,6 +141,7 @@ static int init_once(int collective)
     }
     if (ch4coll_config.fallback != CH4COLL_FALLBACK_ERROR)
         rc = CH4COLL_OK; /* reported; defaults are in use */
+    ch4coll_comm_threads(any_multi_threaded(collective));
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
     if (self_keyval == MPI_KEYVAL_INVALID)
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all,

@@ -182,9 +182,8 @@ static void sign_movement(const ch4coll_call_t *call, int rank, int p,
         case CH4COLL_GATHERV:
             out = i == root ? g->sblk : 0;
             if (rank == root)
-                in = call->coll == CH4COLL_GATHER
-                         ? g->rblk
-                         : (int64_t) r->counts[i] * rs;
+                in = call->coll == CH4COLL_GATHER ? g->rblk
+                                                  : (int64_t) r->counts[i] * rs;
             break;
         case CH4COLL_SCATTER:
         case CH4COLL_SCATTERV:
@@ -248,8 +247,7 @@ static void sign(const ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
 }
 
 int ch4coll_verify_start(ch4coll_comm_t *c, ch4coll_verify_t *v,
-                         const ch4coll_call_t *call, int nb, int valid,
-                         int tag)
+                         const ch4coll_call_t *call, int nb, int valid, int tag)
 {
     sign(c, call, nb, valid, &v->sig[c->rank]);
     return ch4coll_sched_start(&v->sched, NULL, v->sig, tag, c->tp, c->tp_ctx);
@@ -276,11 +274,10 @@ static const char *coll_of(int64_t code)
                 (out) = r_;                                                    \
     } while (0)
 
-static int fail(const ch4coll_comm_t *c, const char *what, const char *fmt,
-                ...) __attribute__((format(printf, 3, 4)));
+static int fail(const ch4coll_comm_t *c, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int fail(const ch4coll_comm_t *c, const char *what, const char *fmt,
-                ...)
+static int fail(const ch4coll_comm_t *c, const char *what, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -332,8 +329,9 @@ static int check_reduction(const ch4coll_comm_t *c, const ch4coll_verify_t *v,
     }
     FIRST_DIFF(v, count, 0, r);
     if (r >= 0)
-        return fail(c, what, "rank %d passed count %" PRId64
-                    ", rank 0 count %" PRId64, r, s[r].count, s[0].count);
+        return fail(c, what,
+                    "rank %d passed count %" PRId64 ", rank 0 count %" PRId64,
+                    r, s[r].count, s[0].count);
     FIRST_DIFF(v, vhash, 0, r);
     if (r >= 0)
         return fail(c, what,
@@ -461,8 +459,8 @@ static int check_call(const ch4coll_comm_t *c, const ch4coll_verify_t *v,
         return check_allgatherv(c, v, call, what);
     case CH4COLL_GATHERV:
     case CH4COLL_SCATTERV:
-        if (c->rank == root && check_root_v(c, v, call, what,
-                                            coll == CH4COLL_SCATTERV) != 0)
+        if (c->rank == root &&
+            check_root_v(c, v, call, what, coll == CH4COLL_SCATTERV) != 0)
             return CH4COLL_ERR_MISMATCH;
         if (check_matrix(c, v, what) != CH4COLL_OK)
             return CH4COLL_ERR_MISMATCH;
@@ -487,8 +485,8 @@ int ch4coll_verify_check(const ch4coll_comm_t *c, const ch4coll_verify_t *v,
     FIRST_DIFF(v, root, 0, r);
     if (r >= 0)
         return fail(c, coll_of(s[0].coll),
-                    "rank %d passed root %" PRId64 ", rank 0 root %" PRId64,
-                    r, s[r].root, s[0].root);
+                    "rank %d passed root %" PRId64 ", rank 0 root %" PRId64, r,
+                    s[r].root, s[0].root);
     if (!s[c->rank].valid)
         return CH4COLL_OK; /* the host MPI reports this rank's error */
     for (r = 0; r < v->size; r++)

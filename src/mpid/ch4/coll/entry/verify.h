@@ -36,20 +36,20 @@ struct ch4coll_comm;
 /* One rank's call, as exchanged (all int64: no padding, same layout on
  * every rank). */
 typedef struct {
-    int64_t coll;   /* ch4coll_coll_t * 2 + nonblocking */
-    int64_t valid;  /* the arguments pass ch4coll's checks on this rank */
-    int64_t root;   /* rooted collectives, else 0 */
-    int64_t op;     /* predefined op handle, -1 user-defined, 0 none */
-    int64_t type;   /* reductions: predefined datatype handle, or -(bytes)
-                     * of a derived one; else 0 */
-    int64_t count;  /* reductions: elements (reduce_scatter: the sum) */
-    int64_t vhash;  /* reduce_scatter, allgatherv: hash of the counts */
-    int64_t sblk;   /* bytes sent per block (-1: no send side) */
-    int64_t rblk;   /* bytes expected per block (-1: no receive side) */
-    int64_t stot;   /* bytes sent in total */
-    int64_t rtot;   /* bytes received in total */
-    uint64_t hs;    /* weighted sum of the bytes sent, per destination */
-    uint64_t hr;    /* weighted sum of the bytes expected, per source */
+    int64_t coll;  /* ch4coll_coll_t * 2 + nonblocking */
+    int64_t valid; /* the arguments pass ch4coll's checks on this rank */
+    int64_t root;  /* rooted collectives, else 0 */
+    int64_t op;    /* predefined op handle, -1 user-defined, 0 none */
+    int64_t type;  /* reductions: predefined datatype handle, or -(bytes)
+                    * of a derived one; else 0 */
+    int64_t count; /* reductions: elements (reduce_scatter: the sum) */
+    int64_t vhash; /* reduce_scatter, allgatherv: hash of the counts */
+    int64_t sblk;  /* bytes sent per block (-1: no send side) */
+    int64_t rblk;  /* bytes expected per block (-1: no receive side) */
+    int64_t stot;  /* bytes sent in total */
+    int64_t rtot;  /* bytes received in total */
+    uint64_t hs;   /* weighted sum of the bytes sent, per destination */
+    uint64_t hr;   /* weighted sum of the bytes expected, per source */
     int64_t inplace;
 } ch4coll_vsig_t;
 
@@ -59,7 +59,7 @@ typedef struct ch4coll_verify {
     ch4coll_vsig_t *sig; /* p records, sig[rank] this rank's */
     int size;
     /* nonblocking: the collective's schedule waits for the check */
-    int pending;    /* exchange under way, collective not started */
+    int pending; /* exchange under way, collective not started */
     const void *sbuf;
     void *rbuf;
     int tag;
