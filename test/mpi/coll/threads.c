@@ -51,8 +51,8 @@ static void *work(void *arg)
             j->errors += out[k] != k * 3 + i;
         MPI_Allgather(in, 2, MPI_INT, out, 2, MPI_INT, j->comm);
         for (k = 0; k < p; k++)
-            j->errors += out[2 * k] != k * 100 + i ||
-                         out[2 * k + 1] != k * 100 + 1 + i;
+            j->errors +=
+                out[2 * k] != k * 100 + i || out[2 * k + 1] != k * 100 + 1 + i;
         for (k = 0; k < p && k < N; k++)
             in[k] = rank * 1000 + k;
         if (p <= N) {

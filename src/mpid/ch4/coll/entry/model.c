@@ -252,10 +252,11 @@ static void place(model_spec_t *d, int *node_of)
     d->loc.node_of = node_of;
 }
 
-/* Replay al's schedules for all ranks: the simulated time, or < 0. */
+/* Replay al's schedules for all ranks: the simulated time, or < 0; *mem
+ * the largest schedule's memory (ch4coll_sched_bytes). */
 static double replay_algo(const model_spec_t *d, const ch4coll_algo_t *al,
-                          const int64_t *params, size_t *v, char *err,
-                          size_t len)
+                          const int64_t *params, size_t *v, size_t *mem,
+                          char *err, size_t len)
 {
     ch4coll_sched_t *s = calloc((size_t) d->p, sizeof *s);
     ch4coll_sched_t **sp = calloc((size_t) d->p, sizeof *sp);
@@ -272,6 +273,8 @@ static double replay_algo(const model_spec_t *d, const ch4coll_algo_t *al,
             snprintf(err, len, "%s: building rank %d failed: %s", al->name, r,
                      ch4coll_strerror(s[r].status));
             ok = 0;
+        } else if (ch4coll_sched_bytes(&s[r]) > *mem) {
+            *mem = ch4coll_sched_bytes(&s[r]);
         }
     }
     if (ok && ch4coll_replay(sp, d->p, &d->m, spec_loc(d), &t, err, len) !=
@@ -287,6 +290,7 @@ static double replay_algo(const model_spec_t *d, const ch4coll_algo_t *al,
 typedef struct {
     const ch4coll_algo_t *al;
     double formula, replay;
+    size_t mem; /* bytes of the largest rank's schedule (replayed) */
 } row_t;
 
 static double row_key(const row_t *r)
@@ -317,10 +321,10 @@ static size_t header(const model_spec_t *d, double lb, char *out, size_t outlen)
     return (size_t) snprintf(
         out, outlen,
         "%s p=%d bytes=%lld alpha=%g beta=%g gamma=%g, %s lower bound %.2f "
-        "us\n%-24s %12s %12s %9s\n",
+        "us\n%-24s %12s %12s %9s %10s\n",
         ch4coll_coll_name(d->coll), d->p, (long long) d->bytes, d->m.alpha,
         d->m.beta, d->m.gamma, where, lb * 1e6, "# algorithm", "formula_us",
-        d->replay ? "replay_us" : "-", "/bound");
+        d->replay ? "replay_us" : "-", "/bound", d->replay ? "sched_KiB" : "-");
 }
 
 /* Every applicable algorithm into rows (at most max), unsorted; the
@@ -346,8 +350,10 @@ static int model_rows(const model_spec_t *d, size_t *v, row_t *rows, int max,
             ch4coll_config_default_params(al, params);
         rows[n].al = al;
         rows[n].formula = al->cost ? al->cost(&a, params, &d->m) : -1;
+        rows[n].mem = 0;
         rows[n].replay =
-            d->replay ? replay_algo(d, al, params, v, err, len) : -1;
+            d->replay ? replay_algo(d, al, params, v, &rows[n].mem, err, len)
+                      : -1;
         if (d->replay && rows[n].replay < 0)
             return -1;
         n++;
@@ -391,15 +397,17 @@ int ch4coll_model(const char *spec, char *out, size_t outlen)
         qsort(rows, (size_t) nrows, sizeof rows[0], by_time);
         used = header(&d, lb, out, outlen);
         for (i = 0; i < nrows && used < outlen; i++) {
-            char f[32], r[32], q[32];
+            char f[32], r[32], q[32], m[32];
             double k = row_key(&rows[i]);
             snprintf(f, sizeof f, "%.2f", rows[i].formula * 1e6);
             snprintf(r, sizeof r, "%.2f", rows[i].replay * 1e6);
             snprintf(q, sizeof q, "%.3f", lb > 0 ? k / lb : 1.0);
+            snprintf(m, sizeof m, "%.1f", (double) rows[i].mem / 1024);
             used += (size_t) snprintf(
-                out + used, outlen - used, "%-24s %12s %12s %9s\n",
+                out + used, outlen - used, "%-24s %12s %12s %9s %10s\n",
                 rows[i].al->name, rows[i].formula >= 0 ? f : "-",
-                rows[i].replay >= 0 ? r : "-", k >= 0 ? q : "-");
+                rows[i].replay >= 0 ? r : "-", k >= 0 ? q : "-",
+                rows[i].replay >= 0 ? m : "-");
         }
     }
     free(v);

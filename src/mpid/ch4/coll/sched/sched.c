@@ -314,12 +314,9 @@ int ch4coll_sched_fence(ch4coll_sched_t *s)
 
 static int bind_scratch(ch4coll_sched_t *s)
 {
-    size_t total = 0, off;
+    size_t total = ch4coll_sched_scratch_total(s), off;
     int b;
 
-    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
-        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
-                 SCRATCH_ALIGN;
     if (total == 0)
         return CH4COLL_OK;
     s->scratch = ch4coll_malloc(total);
@@ -405,6 +402,31 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
     s->committed = 1;
     s->ndone = s->nv; /* not running */
     return CH4COLL_OK;
+}
+
+size_t ch4coll_sched_scratch_total(const ch4coll_sched_t *s)
+{
+    size_t total = 0;
+    int b;
+
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
+        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
+                 SCRATCH_ALIGN;
+    return total;
+}
+
+size_t ch4coll_sched_bytes(const ch4coll_sched_t *s)
+{
+    size_t nv = (size_t) (s->nv + 1), nc = (size_t) (s->ncomm + 1);
+
+    return sizeof *s + (size_t) s->cap_v * sizeof *s->vtx +
+           (size_t) s->cap_deps * sizeof *s->deps +
+           (size_t) (s->ndeps + 1) * sizeof *s->succ +
+           nv * (sizeof *s->indeg + sizeof *s->roots + sizeof *s->pending +
+                 sizeof *s->ready) +
+           nc * (sizeof *s->act + CH4COLL_REQ_MAX + sizeof *s->done_idx) +
+           (size_t) s->cap_bufs * (sizeof *s->bufs + sizeof *s->scratch_bytes) +
+           ch4coll_sched_scratch_total(s);
 }
 
 /* A fresh copy of n bytes of src (NULL when n is 0 or src is NULL). */

@@ -194,6 +194,12 @@ static inline int ch4coll_dep1(int dep, int *buf)
     return dep >= 0 ? 1 : 0;
 }
 
+/* Memory of a committed schedule: its arrays and scratch (what one cached
+ * schedule, or one instance of it, holds). */
+size_t ch4coll_sched_bytes(const ch4coll_sched_t *s);
+/* Its scratch alone. */
+size_t ch4coll_sched_scratch_total(const ch4coll_sched_t *s);
+
 /* Build through view v until the matching pop (v must outlive it). */
 void ch4coll_sched_push_view(ch4coll_sched_t *s, const ch4coll_view_t *v);
 /* End the view; returns the number of tags the inner builder used. */
