@@ -557,10 +557,12 @@ static int issue(ch4coll_sched_t *s, int id)
                                v->count, s->elem.dt, s->op);
         break;
     case CH4COLL_V_COPY:
-        if (v->count > 0)
-            rc =
-                ch4coll_typed_copy(ref_ptr(s, v->a), ref_ptr(s, v->b), v->count,
-                                   s->elem.dt, s->elem.dense, s->elem.extent);
+        if (v->count > 0 && s->elem.dense)
+            memmove(ref_ptr(s, v->b), ref_ptr(s, v->a),
+                    v->count * s->elem.extent);
+        else if (v->count > 0)
+            rc = ch4coll_typed_copy(ref_ptr(s, v->a), ref_ptr(s, v->b),
+                                    v->count, s->elem.dt);
         break;
     default:
         break;

@@ -78,12 +78,8 @@ static int mpich_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 int ch4coll_typed_copy(const void *src, void *dst, size_t count,
-                       MPI_Datatype dt, int dense, size_t extent)
+                       MPI_Datatype dt)
 {
-    if (dense) {
-        memmove(dst, src, count * extent);
-        return CH4COLL_OK;
-    }
     return ok(
         MPIR_Localcopy(src, (MPI_Aint) count, dt, dst, (MPI_Aint) count, dt));
 }

@@ -10,7 +10,6 @@
 #include "transport.h"
 
 #include <limits.h>
-#include <string.h>
 
 #include "../entry/host.h"
 #include "../entry/nbc.h"
@@ -81,12 +80,8 @@ static int pmpi_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 int ch4coll_typed_copy(const void *src, void *dst, size_t count,
-                       MPI_Datatype dt, int dense, size_t extent)
+                       MPI_Datatype dt)
 {
-    if (dense) {
-        memmove(dst, src, count * extent);
-        return CH4COLL_OK;
-    }
     if (count > INT_MAX)
         return CH4COLL_ERR_COUNT;
     /* MPI moves exactly the type map; a self sendrecv is its typed copy */

@@ -58,8 +58,9 @@ extern const ch4coll_transport_t ch4coll_transport_loop;
 int ch4coll_reduce_local(const void *in, void *inout, size_t count,
                          MPI_Datatype dt, MPI_Op op);
 
-/* Typed local copy of count elements of dt (memmove for dense types). */
+/* Typed local copy of count elements of a non-dense dt, exactly its type
+ * map (the executor copies dense elements with memmove itself). */
 int ch4coll_typed_copy(const void *src, void *dst, size_t count,
-                       MPI_Datatype dt, int dense, size_t extent);
+                       MPI_Datatype dt);
 
 #endif /* CH4COLL_TRANSPORT_H */
