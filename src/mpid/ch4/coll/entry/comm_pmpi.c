@@ -8,10 +8,28 @@
  * of communicators the application never freed).  A one-entry lookup cache
  * per thread avoids the attribute search on repeated calls; it is cleared
  * whenever a state is freed.
+ *
+ * Argument checks.  In preload mode ch4coll is the MPI_ layer, so it checks
+ * what MPICH's MPI_ functions check before anything runs (doc/errors.md):
+ * root, counts, datatypes (null, invalid or not committed), the op and
+ * whether it is defined for the datatype, and the buffers (MPI_IN_PLACE
+ * where it is not allowed, a null buffer with data, send and receive
+ * buffers that are the same).  A bad argument is reported through the
+ * communicator's error handler with MPICH's error class; the host MPI is
+ * not called (Debian's MPICH 4.0.2 crashes on some of these, e.g. a
+ * negative count in MPI_Allreduce).  Only the arguments MPI says are
+ * significant on the rank are looked at.  Datatypes and (datatype, op)
+ * pairs that passed are remembered (a few of each, forgotten when
+ * MPI_Type_free or MPI_Op_free runs), so a repeated call costs a few
+ * compares.  Inside MPICH (entry/mpich.c) MPICH's own MPI_ layer does all
+ * of this.
  */
 #include "comm.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -272,6 +290,11 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
             ch4coll_free(c);
             return CH4COLL_ERR_MPI;
         }
+        /* the duplicate has the handler the communicator had (for
+         * MPI_COMM_WORLD: at MPI_Init, fatal); a failing point-to-point
+         * call must come back to ch4coll, which reports it through the
+         * communicator's handler as it is then */
+        PMPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN);
         PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
         c->tag_ub = flag ? *ub : 32767;
         rc = host_nodes(c);
@@ -327,27 +350,440 @@ int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
     return CH4COLL_OK;
 }
 
+/* ------------------------------------------------- argument checks */
+
+/* Named datatypes by the groups of MPI 4.0 section 6.9.2, with MPICH's
+ * additions (MPI_CHAR among the C integers; MPI_CHARACTER and the sized
+ * Fortran integers; MPI_REAL4/8/16; the extra complex types). */
+enum {
+    G_INT = 1,     /* C and Fortran integers, MPI_AINT, MPI_OFFSET, ... */
+    G_FLOAT = 2,   /* floating point */
+    G_LOGICAL = 4, /* MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL */
+    G_COMPLEX = 8,
+    G_BYTE = 16,
+    G_PAIR = 32 /* value-index pairs of MPI_MINLOC and MPI_MAXLOC */
+};
+
+static int group_of(MPI_Datatype dt)
+{
+    /* automatic: some MPIs' handles are not constant expressions */
+    const struct {
+        MPI_Datatype dt;
+        int group;
+    } t[] = {
+        {MPI_INT, G_INT},
+        {MPI_LONG, G_INT},
+        {MPI_SHORT, G_INT},
+        {MPI_UNSIGNED_SHORT, G_INT},
+        {MPI_UNSIGNED, G_INT},
+        {MPI_UNSIGNED_LONG, G_INT},
+        {MPI_LONG_LONG_INT, G_INT},
+        {MPI_LONG_LONG, G_INT},
+        {MPI_UNSIGNED_LONG_LONG, G_INT},
+        {MPI_SIGNED_CHAR, G_INT},
+        {MPI_UNSIGNED_CHAR, G_INT},
+        {MPI_CHAR, G_INT},
+        {MPI_INT8_T, G_INT},
+        {MPI_INT16_T, G_INT},
+        {MPI_INT32_T, G_INT},
+        {MPI_INT64_T, G_INT},
+        {MPI_UINT8_T, G_INT},
+        {MPI_UINT16_T, G_INT},
+        {MPI_UINT32_T, G_INT},
+        {MPI_UINT64_T, G_INT},
+        {MPI_AINT, G_INT},
+        {MPI_OFFSET, G_INT},
+        {MPI_COUNT, G_INT},
+        {MPI_INTEGER, G_INT},
+        {MPI_CHARACTER, G_INT},
+#ifdef MPI_INTEGER1
+        {MPI_INTEGER1, G_INT},
+        {MPI_INTEGER2, G_INT},
+        {MPI_INTEGER4, G_INT},
+        {MPI_INTEGER8, G_INT},
+#endif
+#ifdef MPI_INTEGER16
+        {MPI_INTEGER16, G_INT},
+#endif
+        {MPI_FLOAT, G_FLOAT},
+        {MPI_DOUBLE, G_FLOAT},
+        {MPI_LONG_DOUBLE, G_FLOAT},
+        {MPI_REAL, G_FLOAT},
+        {MPI_DOUBLE_PRECISION, G_FLOAT},
+#ifdef MPI_REAL4
+        {MPI_REAL4, G_FLOAT},
+        {MPI_REAL8, G_FLOAT},
+#endif
+#ifdef MPI_REAL16
+        {MPI_REAL16, G_FLOAT},
+#endif
+        {MPI_C_BOOL, G_LOGICAL},
+        {MPI_LOGICAL, G_LOGICAL},
+#ifdef MPI_CXX_BOOL
+        {MPI_CXX_BOOL, G_LOGICAL},
+#endif
+        {MPI_C_COMPLEX, G_COMPLEX},
+        {MPI_C_FLOAT_COMPLEX, G_COMPLEX},
+        {MPI_C_DOUBLE_COMPLEX, G_COMPLEX},
+        {MPI_C_LONG_DOUBLE_COMPLEX, G_COMPLEX},
+        {MPI_COMPLEX, G_COMPLEX},
+        {MPI_DOUBLE_COMPLEX, G_COMPLEX},
+#ifdef MPI_COMPLEX8
+        {MPI_COMPLEX8, G_COMPLEX},
+        {MPI_COMPLEX16, G_COMPLEX},
+#endif
+#ifdef MPI_CXX_FLOAT_COMPLEX
+        {MPI_CXX_FLOAT_COMPLEX, G_COMPLEX},
+        {MPI_CXX_DOUBLE_COMPLEX, G_COMPLEX},
+        {MPI_CXX_LONG_DOUBLE_COMPLEX, G_COMPLEX},
+#endif
+        {MPI_BYTE, G_BYTE},
+        {MPI_2INT, G_PAIR},
+        {MPI_FLOAT_INT, G_PAIR},
+        {MPI_DOUBLE_INT, G_PAIR},
+        {MPI_LONG_INT, G_PAIR},
+        {MPI_SHORT_INT, G_PAIR},
+        {MPI_LONG_DOUBLE_INT, G_PAIR},
+        {MPI_2INTEGER, G_PAIR},
+        {MPI_2REAL, G_PAIR},
+        {MPI_2DOUBLE_PRECISION, G_PAIR},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].dt == dt && dt != MPI_DATATYPE_NULL)
+            return t[i].group;
+    return 0;
+}
+
+/* The groups a predefined op is defined on (-1: every type). */
+static int groups_of(MPI_Op op)
+{
+    if (op == MPI_MAX || op == MPI_MIN)
+        return G_INT | G_FLOAT;
+    if (op == MPI_SUM || op == MPI_PROD)
+        return G_INT | G_FLOAT | G_COMPLEX;
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+        return G_INT | G_LOGICAL;
+    if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+        return G_INT | G_BYTE;
+    if (op == MPI_MAXLOC || op == MPI_MINLOC)
+        return G_PAIR;
+    return -1; /* MPI_REPLACE, MPI_NO_OP */
+}
+
+/* What is remembered of a datatype that passed. */
+typedef struct {
+    MPI_Datatype dt;
+    int named;
+    int null_bad; /* a null buffer with count > 0 is an error */
+} type_ok_t;
+
+typedef struct {
+    MPI_Datatype dt;
+    MPI_Op op;
+} pair_ok_t;
+
+#define MEMO 8 /* datatypes and (datatype, op) pairs remembered */
+
+static type_ok_t types_ok[MEMO];
+static pair_ok_t pairs_ok[MEMO];
+static int ntypes_ok, npairs_ok, next_type, next_pair;
+
+void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op)
+{
+    int i;
+
+    for (i = 0; i < ntypes_ok; i++)
+        if (dt != MPI_DATATYPE_NULL && types_ok[i].dt == dt)
+            types_ok[i].dt = MPI_DATATYPE_NULL;
+    for (i = 0; i < npairs_ok; i++)
+        if ((dt != MPI_DATATYPE_NULL && pairs_ok[i].dt == dt) ||
+            (op != MPI_OP_NULL && pairs_ok[i].op == op))
+            pairs_ok[i].dt = MPI_DATATYPE_NULL;
+}
+
+/* Is dt a valid, committed datatype?  MPI_Pack_size with a zero count
+ * checks exactly that, quietly with MPI_COMM_SELF's handler set to
+ * return.  A freed handle cannot be told from a live one (MPICH cannot
+ * either). */
+static int type_valid(MPI_Datatype dt, type_ok_t *out)
+{
+    MPI_Errhandler self;
+    MPI_Aint tlb = 0, text = 0;
+    int i, rc, n, ni, na, nd, combiner = MPI_COMBINER_NAMED, size = 0;
+
+    if (dt == MPI_DATATYPE_NULL)
+        return 0;
+    for (i = 0; i < ntypes_ok; i++)
+        if (types_ok[i].dt == dt) {
+            *out = types_ok[i];
+            return 1;
+        }
+    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    rc = PMPI_Pack_size(0, dt, MPI_COMM_SELF, &n);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+    PMPI_Errhandler_free(&self);
+    if (rc != MPI_SUCCESS)
+        return 0;
+    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
+    PMPI_Type_size(dt, &size); /* MPI_UNDEFINED: above INT_MAX */
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    out->dt = dt;
+    out->named = combiner == MPI_COMBINER_NAMED;
+    out->null_bad = size != 0 && (out->named || tlb == 0);
+    types_ok[next_type] = *out;
+    next_type = (next_type + 1) % MEMO;
+    if (ntypes_ok < MEMO)
+        ntypes_ok++;
+    return 1;
+}
+
+/* Is the predefined op defined on dt (valid)?  Named types by their
+ * group; derived ones by a one-element MPI_Reduce_local probe. */
+static int op_defined(MPI_Op op, const type_ok_t *t)
+{
+    ch4coll_elem_t e;
+    int i, groups = groups_of(op), ok;
+
+    if (groups < 0)
+        return 1;
+    for (i = 0; i < npairs_ok; i++)
+        if (pairs_ok[i].dt == t->dt && pairs_ok[i].op == op)
+            return 1;
+    if (t->named) {
+        ok = (group_of(t->dt) & groups) != 0;
+    } else {
+        ch4coll_host_elem(t->dt, &e);
+        ok = ch4coll_host_accepts(t->dt, op, &e);
+    }
+    if (ok) {
+        pairs_ok[next_pair].dt = t->dt;
+        pairs_ok[next_pair].op = op;
+        next_pair = (next_pair + 1) % MEMO;
+        if (npairs_ok < MEMO)
+            npairs_ok++;
+    }
+    return ok;
+}
+
+/* The verdict: MPI_SUCCESS, or an MPI error class and why. */
+typedef struct {
+    int cls;
+    int native; /* no error, but leave the call to the host MPI */
+    char why[160];
+} verdict_t;
+
+/* Record a bad argument; returns 0 (not ok). */
+static int bad(verdict_t *v, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(verdict_t *v, int cls, const char *fmt, ...)
+{
+    va_list ap;
+
+    v->cls = cls;
+    va_start(ap, fmt);
+    vsnprintf(v->why, sizeof v->why, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int is_rooted(int coll)
+{
+    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
+           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
+           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
+}
+
+/* One side of a data-movement call (significant on this rank, so not
+ * in place): its counts, its datatype, and its buffer (MPI_IN_PLACE or
+ * NULL with data to move: MPICH's tests, which skip empty sides). */
+static int side_ok(const ch4coll_side_t *s, int p, const char *name,
+                   type_ok_t *t, verdict_t *v)
+{
+    int i, any = s->counts ? 0 : s->count > 0, at0 = any;
+
+    if (!s->counts && s->count < 0)
+        return bad(v, MPI_ERR_COUNT, "%scount %d is negative", name, s->count);
+    for (i = 0; s->counts && i < p; i++) {
+        if (s->counts[i] < 0)
+            return bad(v, MPI_ERR_COUNT, "%scount %d is negative", name,
+                       s->counts[i]);
+        any |= s->counts[i] > 0;
+        /* MPICH: a null buffer only where a displacement is 0 */
+        at0 |= s->counts[i] > 0 && (!s->displs || s->displs[i] == 0);
+    }
+    if (!type_valid(s->dt, t))
+        return bad(v, MPI_ERR_TYPE,
+                   "the %sdatatype is null, invalid or not committed", name);
+    if (s->buf == MPI_IN_PLACE && any)
+        return bad(v, MPI_ERR_BUFFER,
+                   "MPI_IN_PLACE is not allowed as the %sbuffer", name);
+    if (!s->buf && at0 && t->null_bad)
+        return bad(v, MPI_ERR_BUFFER, "the %sbuffer is NULL", name);
+    return 1;
+}
+
+/* A reduction: count(s), datatype, op, buffers. */
+static int reduction_ok(const ch4coll_call_t *call, int rank, int p,
+                        verdict_t *v)
+{
+    int coll = call->coll, i;
+    int has_recv = coll != CH4COLL_REDUCE || rank == call->root;
+    long long count = call->rcv.count, total = count;
+    const void *sb = call->snd.buf, *rb = call->rcv.buf;
+    type_ok_t t;
+
+    if (coll == CH4COLL_REDUCE_SCATTER)
+        for (i = 0, total = 0; i < p; i++) {
+            if (call->rcv.counts[i] < 0)
+                return bad(v, MPI_ERR_COUNT, "receive count %d is negative",
+                           call->rcv.counts[i]);
+            total += call->rcv.counts[i];
+            count = call->rcv.counts[rank];
+        }
+    else if (coll == CH4COLL_REDUCE_SCATTER_BLOCK)
+        total = count * p;
+    if (count < 0)
+        return bad(v, MPI_ERR_COUNT, "count %lld is negative", count);
+    if (call->op == MPI_OP_NULL)
+        return bad(v, MPI_ERR_OP, "the op is %s", "MPI_OP_NULL");
+    if (!type_valid(call->rcv.dt, &t))
+        return bad(v, MPI_ERR_TYPE, "the %s is null, invalid or not committed",
+                   "datatype");
+    if (ch4coll_run_op_builtin(call->op) && !op_defined(call->op, &t))
+        return bad(v, MPI_ERR_OP, "the predefined op is not defined for %s",
+                   "the datatype");
+    if (has_recv && rb == MPI_IN_PLACE && count > 0)
+        return bad(v, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the %s",
+                   "receive buffer");
+    if (!has_recv && sb == MPI_IN_PLACE && count > 0) /* reduce, non-root */
+        return bad(v, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the %s",
+                   "send buffer at a non-root");
+    if (has_recv && sb == rb && sb && total > 0)
+        return bad(v, MPI_ERR_BUFFER,
+                   "the send and receive buffers are the same");
+    if (t.null_bad && ((has_recv && !rb && count > 0) || (!sb && total > 0)))
+        return bad(v, MPI_ERR_BUFFER, "a buffer is NULL");
+    return 1;
+}
+
+/* The checks of MPICH's MPI_ layer for call on a rank of an
+ * intracommunicator of p ranks. */
+static int args_ok(const ch4coll_call_t *call, int rank, int p, verdict_t *v)
+{
+    int coll = call->coll, root, inplace, st, rt;
+    type_ok_t ts, tr;
+
+    v->cls = MPI_SUCCESS;
+    v->native = 0;
+    if (is_rooted(coll) && (call->root < 0 || call->root >= p))
+        return bad(v, MPI_ERR_ROOT, "root %d is not a rank of %d", call->root,
+                   p);
+    if (ch4coll_coll_is_reduction(coll))
+        return reduction_ok(call, rank, p, v);
+    if (coll == CH4COLL_BARRIER)
+        return 1;
+    root = is_rooted(coll) && rank == call->root;
+    inplace = ch4coll_run_in_place(call, rank);
+    if (coll == CH4COLL_BCAST && call->rcv.count == 0) {
+        /* MPICH reads the datatype only if count > 0; ch4coll would */
+        v->native = !type_valid(call->rcv.dt, &tr);
+        return 1;
+    }
+    if (coll == CH4COLL_BCAST)
+        return side_ok(&call->rcv, p, "", &tr, v);
+    st = coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV ? root : !inplace;
+    rt = coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ? root
+         : coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV
+             ? !(root && inplace)
+             : 1;
+    if (st && !side_ok(&call->snd, p, "send ", &ts, v))
+        return 0;
+    if (rt && !side_ok(&call->rcv, p, "receive ", &tr, v))
+        return 0;
+    /* MPICH compares whole buffers for alltoall(v) (same type, same
+     * count or counts array); for the others it compares with this
+     * rank's own block, which is not checked here */
+    if (st && rt && call->snd.buf == call->rcv.buf && call->snd.buf &&
+        call->snd.dt == call->rcv.dt &&
+        ((coll == CH4COLL_ALLTOALL && call->snd.count == call->rcv.count &&
+          call->snd.count > 0) ||
+         (coll == CH4COLL_ALLTOALLV && call->snd.counts == call->rcv.counts)))
+        return bad(v, MPI_ERR_BUFFER,
+                   "the send and receive buffers are the same");
+    return 1;
+}
+
+/* Check call on this rank (c: its communicator's state, NULL if there is
+ * none yet); MPI_SUCCESS, CH4COLL_RUN_NATIVE, or the error class, reported
+ * through the communicator's error handler.  With
+ * MPIR_CVAR_CH4COLL_VERIFY a blocking call with bad arguments still
+ * takes part in the verification exchange (as an invalid call), so the
+ * other ranks fail instead of waiting for this one. */
+static int check_args(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb)
+{
+    verdict_t v;
+    ch4coll_call_t poisoned;
+    ch4coll_centry_t *e;
+    int rank, size, inter, rc;
+
+    if (c) {
+        rank = c->rank;
+        size = c->size;
+        inter = c->inter;
+    } else {
+        PMPI_Comm_test_inter(call->comm, &inter);
+        PMPI_Comm_rank(call->comm, &rank);
+        PMPI_Comm_size(call->comm, &size);
+    }
+    if (inter)
+        return MPI_SUCCESS;
+    if (args_ok(call, rank, size, &v))
+        return v.native ? ch4coll_run_native() : MPI_SUCCESS;
+    ch4coll_log(CH4COLL_LOG_WARN, "error: %s%s: %s", nb ? "i" : "",
+                ch4coll_coll_name(call->coll), v.why);
+    if (c && !nb && ch4coll_config.verify) {
+        poisoned = *call;
+        poisoned.snd.count = poisoned.rcv.count = -1;
+        rc = ch4coll_run_lookup(c, &poisoned, 0, &e);
+        if (rc != MPI_SUCCESS && rc != CH4COLL_RUN_NATIVE)
+            return rc; /* the verification failed here too (reported) */
+    }
+    PMPI_Comm_call_errhandler(call->comm, v.cls);
+    return v.cls;
+}
+
 /* ------------------------------------------------ preload run entries */
 
 /* The state for call, or native: nonblocking and persistent calls run
  * native until a blocking collective has created it (creating it is a
  * blocking collective; every rank sees the same sequence of collectives,
- * so all of them agree). */
+ * so all of them agree).  The arguments are checked first (after the
+ * state of a blocking call, which every rank of the call creates). */
 static int state_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **c)
 {
-    int rc;
+    int rc, found;
 
     if (!ch4coll_config.enable || call->comm == MPI_COMM_NULL)
         return ch4coll_run_native();
-    if (nb && !ch4coll_comm_find(call->comm, c)) {
+    if (nb) {
+        found = ch4coll_comm_find(call->comm, c);
+        rc = check_args(found ? *c : NULL, call, 1);
+        if (rc != MPI_SUCCESS || found)
+            return rc;
         ch4coll_log(CH4COLL_LOG_CALL,
                     "i%s: native (no blocking collective on this "
                     "communicator yet)",
                     ch4coll_coll_name(call->coll));
         return ch4coll_run_native();
     }
-    rc = nb ? CH4COLL_OK : ch4coll_comm_get(call->comm, c);
-    return rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_host_error(call->comm, rc);
+    rc = ch4coll_comm_get(call->comm, c);
+    if (rc != CH4COLL_OK)
+        return ch4coll_host_error(call->comm, rc);
+    return check_args(*c, call, 0);
 }
 
 int ch4coll_run(const ch4coll_call_t *call)

@@ -30,7 +30,8 @@
  * MPI rules kept: nonblocking collective requests cannot be cancelled and
  * must not be freed while active (MPI 4.0 sections 6.12 and 6.13); such
  * calls get MPI_ERR_REQUEST through the communicator's error handler.
- * MPI_Finalize with collectives in flight is reported as an error.
+ * MPI_Finalize with collectives in flight is erroneous too: ch4coll says
+ * so and completes them first (drain, below).
  */
 #include "nbc.h"
 
@@ -380,18 +381,53 @@ int ch4coll_nb_cancel(MPI_Request *req, int *handled)
     return q ? request_error(q, "MPI_Cancel on a") : MPI_SUCCESS;
 }
 
+/* MPI_Finalize with collectives in flight: MPI makes it erroneous, but
+ * the other ranks usually started the same collectives and are about to
+ * finalize too.  Progress them until they are done, or until nothing has
+ * moved for FINALIZE_STALL seconds (a peer that never started one);
+ * returns how many are still in flight then. */
+#define FINALIZE_STALL 10.0
+
+static int drain(void)
+{
+    double idle_since = PMPI_Wtime();
+    int yield = ch4coll_comm_want_yield();
+
+    while (ch4coll_nb_nactive > 0) {
+        if (ch4coll_nb_progress() > 0)
+            idle_since = PMPI_Wtime();
+        else if (PMPI_Wtime() - idle_since > FINALIZE_STALL)
+            break;
+        else if (yield)
+            sched_yield();
+    }
+    return ch4coll_nb_nactive;
+}
+
 int ch4coll_nb_finalize(void)
 {
-    int b, n = ch4coll_nb_nactive;
+    int b, n = ch4coll_nb_nactive, left;
     nbreq_t *q, *next;
 
     if (n > 0) {
         ch4coll_log(CH4COLL_LOG_WARN,
-                    "error: MPI_Finalize with %d ch4coll nonblocking "
-                    "collective(s) not completed (the first: %s); complete "
-                    "every request before MPI_Finalize",
+                    "warning: MPI_Finalize with %d ch4coll nonblocking "
+                    "collective(s) not completed (the first: %s); MPI makes "
+                    "this erroneous; completing them first",
                     n, ch4coll_coll_name(active_head->call.coll));
-        return 1;
+        left = drain();
+        if (left > 0) {
+            /* their sends may never complete, and the host's
+             * MPI_Finalize would wait for them: end the job instead of
+             * hanging */
+            ch4coll_log(CH4COLL_LOG_WARN,
+                        "error: MPI_Finalize: %d ch4coll nonblocking "
+                        "collective(s) made no progress for %.0f s (did "
+                        "every rank start them?); calling MPI_Abort",
+                        left, FINALIZE_STALL);
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+            return 1;
+        }
     }
     for (b = 0; b < NB_BUCKETS; b++) { /* persistent, never freed */
         for (q = hash[b]; q; q = next) {

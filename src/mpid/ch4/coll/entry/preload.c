@@ -58,19 +58,28 @@ CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required,
     return after_init(PMPI_Init_thread(argc, argv, required, provided));
 }
 
-/* Cache keys hold datatype and op handles; a freed handle may come back
- * naming something else, so its entries go first. */
+/* comm_pmpi.c: forget that dt and op passed the argument checks.  (Its
+ * place is comm.h or run.h, with the other preload-mode entries.) */
+void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op);
+
+/* Cache keys hold datatype and op handles, and the argument checks
+ * remember handles that passed; a freed handle may come back naming
+ * something else, so it is forgotten first. */
 CH4COLL_API int MPI_Type_free(MPI_Datatype *dt)
 {
-    if (dt)
+    if (dt) {
         ch4coll_comm_forget(*dt, MPI_OP_NULL);
+        ch4coll_pmpi_args_forget(*dt, MPI_OP_NULL);
+    }
     return PMPI_Type_free(dt);
 }
 
 CH4COLL_API int MPI_Op_free(MPI_Op *op)
 {
-    if (op)
+    if (op) {
         ch4coll_comm_forget(MPI_DATATYPE_NULL, *op);
+        ch4coll_pmpi_args_forget(MPI_DATATYPE_NULL, *op);
+    }
     return PMPI_Op_free(op);
 }
 

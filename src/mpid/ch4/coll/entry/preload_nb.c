@@ -546,12 +546,12 @@ CH4COLL_API int MPI_Cancel(MPI_Request *req)
     return handled ? rc : PMPI_Cancel(req);
 }
 
+/* Collectives still in flight are completed first; if they cannot be,
+ * ch4coll_nb_finalize ends the job with MPI_Abort rather than let the
+ * host's MPI_Finalize wait for them forever (nbc.c). */
 CH4COLL_API int MPI_Finalize(void)
 {
-    if (ch4coll_nb_finalize()) {
-        PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
-        return MPI_ERR_OTHER;
-    }
+    ch4coll_nb_finalize();
     return PMPI_Finalize();
 }
 

@@ -18,11 +18,13 @@
 #include "tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../util/util.h"
 #include "config.h"
@@ -163,6 +165,8 @@ static int add_path(ch4coll_tree_t *t, int parent, const char *key)
     return (int) off;
 }
 
+#define MAX_PATH_SHOWN 400 /* characters of a JSON path in an error */
+
 static void fail_at(loader_t *L, const char *path, const char *fmt,
                     const char *a, const char *b)
 {
@@ -170,9 +174,14 @@ static void fail_at(loader_t *L, const char *path, const char *fmt,
 
     if (L->failed++)
         return;
+    if (!path || !*path)
+        path = "top level";
     snprintf(msg, sizeof msg, fmt, a, b);
-    snprintf(L->err, L->errlen, "%s: at %s: %s", L->t->name,
-             path && *path ? path : "top level", msg);
+    /* a path of absurd keys is cut, so that the reason still shows */
+    snprintf(
+        L->err, L->errlen, "%s: at %.*s%s: %s", L->t->name,
+        (int) (strlen(path) > MAX_PATH_SHOWN ? MAX_PATH_SHOWN : strlen(path)),
+        path, strlen(path) > MAX_PATH_SHOWN ? "..." : "", msg);
 }
 
 static void warn_at(loader_t *L, const char *path, const char *what)
@@ -439,25 +448,43 @@ int ch4coll_tree_load(ch4coll_tree_t *t, const char *text, const char *name,
     return CH4COLL_OK;
 }
 
+/* Opened without blocking: a FIFO (or a device) named as the tuning file
+ * must be an error, not a wait in MPI_Init for a writer that never
+ * comes. */
+static FILE *open_regular(const char *path, char *err, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    FILE *f;
+
+    if (fd < 0) {
+        snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, len, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 int ch4coll_tree_load_file(ch4coll_tree_t *t, const char *path,
                            void (*warn)(const char *msg), char *err, size_t len)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    struct stat st;
+    FILE *f = open_regular(path, err, len);
+    char *text = NULL, *nul;
     long n;
-    int rc;
+    int rc, line, col;
 
     memset(t, 0, sizeof *t);
-    if (!f) {
-        snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+    if (!f)
         return CH4COLL_ERR_ARG;
-    }
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, len, "%s: not a regular file", path);
-        fclose(f);
-        return CH4COLL_ERR_ARG;
-    }
     if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
         fseek(f, 0, SEEK_SET) != 0 || !(text = malloc((size_t) n + 1)) ||
         fread(text, 1, (size_t) n, f) != (size_t) n) {
@@ -470,6 +497,15 @@ int ch4coll_tree_load_file(ch4coll_tree_t *t, const char *path,
     text[n] = '\0';
     if (n == 0) {
         snprintf(err, len, "%s:1:1: the file is empty", path);
+        free(text);
+        return CH4COLL_ERR_ARG;
+    }
+    /* the parser reads a C string: what follows a NUL would go unseen */
+    nul = memchr(text, '\0', (size_t) n);
+    if (nul) {
+        line_col(text, (size_t) (nul - text), &line, &col);
+        snprintf(err, len, "%s:%d:%d: a NUL byte (not a text file)", path, line,
+                 col);
         free(text);
         return CH4COLL_ERR_ARG;
     }

@@ -5,6 +5,8 @@
  * request slot holds the table index.  Messages wait in a FIFO per
  * destination rank.  This is test and modelling code: it uses plain malloc,
  * which keeps the library's allocation counter about the library alone.
+ * Sizes are size_t throughout: messages above 2 GiB are packed in pieces
+ * (entry/host.h), and MPI_BYTE messages are copied directly.
  */
 #include "loop.h"
 
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../entry/host.h"
 #include "../util/util.h"
 
 typedef struct {
@@ -110,31 +113,31 @@ size_t ch4coll_loop_bytes(const ch4coll_loop_t *w)
 
 static size_t type_bytes(size_t count, MPI_Datatype dt)
 {
-    int sz;
+    MPI_Count size = 0; /* MPI_Type_size says MPI_UNDEFINED above 2 GiB */
 
-    PMPI_Type_size(dt, &sz);
-    return count * (size_t) sz;
+    PMPI_Type_size_x(dt, &size);
+    return count * (size_t) (size > 0 ? size : 0);
 }
 
-/* Pack count elements of dt at buf into a new contiguous block. */
+/* Pack count elements of dt at buf into a new contiguous block (in
+ * pieces: above 2 GiB MPI's int arguments do not reach). */
 static void *pack(const void *buf, size_t count, MPI_Datatype dt, size_t bytes)
 {
     void *out = malloc(bytes ? bytes : 1);
-    int pos = 0;
 
-    if (out && bytes > 0)
-        PMPI_Pack(buf, (int) count, dt, out, (int) bytes, &pos, MPI_COMM_SELF);
+    if (out && bytes > 0 &&
+        ch4coll_host_pack(buf, count, dt, out, bytes) != CH4COLL_OK) {
+        free(out);
+        out = NULL;
+    }
     return out;
 }
 
-static void unpack(const void *packed, size_t bytes, void *buf, size_t count,
-                   MPI_Datatype dt)
+static int unpack(const void *packed, size_t bytes, void *buf, size_t count,
+                  MPI_Datatype dt)
 {
-    int pos = 0;
-
-    if (bytes > 0)
-        PMPI_Unpack(packed, (int) bytes, &pos, buf, (int) count, dt,
-                    MPI_COMM_SELF);
+    return bytes > 0 ? ch4coll_host_unpack(packed, bytes, buf, count, dt)
+                     : CH4COLL_OK;
 }
 
 static int new_req(ch4coll_loop_t *w, int is_send, int rank, void *buf,
@@ -208,7 +211,7 @@ static int loop_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
 /* Match receive r with the first message from its peer with its tag. */
 static int try_match(ch4coll_loop_t *w, loop_req_t *r)
 {
-    int prev = -1, m = w->head[r->rank];
+    int prev = -1, m = w->head[r->rank], rc = CH4COLL_OK;
     loop_req_t *s;
 
     while (m >= 0 && !(w->req[m].rank == r->peer && w->req[m].tag == r->tag)) {
@@ -233,14 +236,18 @@ static int try_match(ch4coll_loop_t *w, loop_req_t *r)
     if (w->tail[r->rank] == m)
         w->tail[r->rank] = prev;
     if (s->eager) {
-        unpack(s->eager, s->bytes, r->buf, r->count, r->dt);
+        rc = unpack(s->eager, s->bytes, r->buf, r->count, r->dt);
+    } else if (s->dt == MPI_BYTE && r->dt == MPI_BYTE) {
+        memcpy(r->buf, s->buf, s->bytes); /* data movement: no bounce copy */
     } else {
         void *tmp = pack(s->buf, s->count, s->dt, s->bytes);
         if (!tmp)
             return CH4COLL_ERR_NOMEM;
-        unpack(tmp, s->bytes, r->buf, r->count, r->dt);
+        rc = unpack(tmp, s->bytes, r->buf, r->count, r->dt);
         free(tmp);
     }
+    if (rc != CH4COLL_OK)
+        return rc;
     s->done = 1;
     s->matched = 1;
     r->done = 1;

@@ -3,38 +3,107 @@
  * duplicate of the user's communicator (entry/comm_pmpi.c owns the
  * duplicate); and the host functions of entry/host.h through PMPI.
  *
- * The context is the MPI_Comm itself.  Requests are MPI_Request.  Counts
- * above INT_MAX are refused with CH4COLL_ERR_COUNT rather than truncated.
- * Also used unchanged under SimGrid SMPI, whose PMPI_ symbols are real.
+ * The context is the MPI_Comm itself.  Requests are MPI_Request.  A
+ * message of more than INT_MAX elements (data movement above 2 GiB: the
+ * schedules move MPI_BYTE) goes as one element of a datatype made for it,
+ * (count / 2^30) blocks of 2^30 elements and the rest, which both sides
+ * build alike; packing goes in pieces of at most INT_MAX bytes.  Counts
+ * that MPI's int arguments cannot carry otherwise (a local reduction of
+ * more than INT_MAX elements) are refused with CH4COLL_ERR_COUNT rather
+ * than truncated.  Also used unchanged under SimGrid SMPI, whose PMPI_
+ * symbols are real.
  */
 #include "transport.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 #include "../entry/host.h"
 #include "../entry/nbc.h"
 #include "../util/util.h"
 
+#define BIG_BLOCK ((size_t) 1 << 30) /* elements per block of a big type */
+
+/* One element of *big holds count (> INT_MAX) elements of dt: a struct of
+ * count / BIG_BLOCK blocks of BIG_BLOCK elements and the rest.  The type
+ * signature is count times dt's, so it matches the peer's big type (or
+ * any receive of count elements of dt).  The caller frees *big once the
+ * operation is posted (MPI lets a pending operation keep it). */
+static int big_type(size_t count, MPI_Datatype dt, MPI_Datatype *big)
+{
+    size_t q = count / BIG_BLOCK, r = count % BIG_BLOCK;
+    MPI_Datatype block = MPI_DATATYPE_NULL, blocks = MPI_DATATYPE_NULL;
+    MPI_Datatype types[2];
+    MPI_Aint lb, extent, disp[2];
+    int lens[2], rc;
+
+    if (q > INT_MAX)
+        return CH4COLL_ERR_COUNT;
+    PMPI_Type_get_extent(dt, &lb, &extent);
+    rc = PMPI_Type_contiguous((int) BIG_BLOCK, dt, &block);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_contiguous((int) q, block, &blocks);
+    lens[0] = 1;
+    lens[1] = (int) r;
+    disp[0] = 0;
+    disp[1] = (MPI_Aint) (q * BIG_BLOCK) * extent;
+    types[0] = blocks;
+    types[1] = dt;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_struct(2, lens, disp, types, big);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(big);
+    if (blocks != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&blocks);
+    if (block != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&block);
+    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
+/* A message as (n, t): (count, dt), or (1, a big type) when count does
+ * not fit an int; done_with frees a big type after the call. */
+static int message(size_t count, MPI_Datatype dt, int *n, MPI_Datatype *t)
+{
+    if (count <= INT_MAX) {
+        *n = (int) count;
+        *t = dt;
+        return CH4COLL_OK;
+    }
+    *n = 1;
+    return big_type(count, dt, t);
+}
+
+static int done_with(int rc, MPI_Datatype dt, MPI_Datatype t)
+{
+    if (t != dt)
+        PMPI_Type_free(&t);
+    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
 static int pmpi_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
                       int peer, int tag, void *req)
 {
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Isend(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
-                      (MPI_Request *) req) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    MPI_Datatype t;
+    int n, rc = message(count, dt, &n, &t);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    return done_with(PMPI_Isend(buf, n, t, peer, tag, *(MPI_Comm *) ctx,
+                                (MPI_Request *) req),
+                     dt, t);
 }
 
 static int pmpi_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
                       int peer, int tag, void *req)
 {
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Irecv(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
-                      (MPI_Request *) req) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    MPI_Datatype t;
+    int n, rc = message(count, dt, &n, &t);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    return done_with(PMPI_Irecv(buf, n, t, peer, tag, *(MPI_Comm *) ctx,
+                                (MPI_Request *) req),
+                     dt, t);
 }
 
 static int pmpi_testsome(void *ctx, int n, void *reqs, int *ndone, int *done)
@@ -94,23 +163,25 @@ int ch4coll_typed_copy(const void *src, void *dst, size_t count,
 static int pmpi_send(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
                      int peer, int tag)
 {
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Send(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx) ==
-                   MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    MPI_Datatype t;
+    int n, rc = message(count, dt, &n, &t);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    return done_with(PMPI_Send(buf, n, t, peer, tag, *(MPI_Comm *) ctx), dt, t);
 }
 
 static int pmpi_recv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
                      int peer, int tag)
 {
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Recv(buf, (int) count, dt, peer, tag, *(MPI_Comm *) ctx,
-                     MPI_STATUS_IGNORE) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    MPI_Datatype t;
+    int n, rc = message(count, dt, &n, &t);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    return done_with(
+        PMPI_Recv(buf, n, t, peer, tag, *(MPI_Comm *) ctx, MPI_STATUS_IGNORE),
+        dt, t);
 }
 
 const ch4coll_transport_t ch4coll_transport_pmpi = {
@@ -119,14 +190,18 @@ const ch4coll_transport_t ch4coll_transport_pmpi = {
 
 /* ------------------------------------------------------ entry/host.h */
 
+/* Sizes through MPI_Type_size_x: a datatype of more than INT_MAX bytes
+ * has MPI_UNDEFINED as its int size, which must not become a byte count. */
 void ch4coll_host_elem(MPI_Datatype dt, ch4coll_elem_t *e)
 {
-    int size;
-    MPI_Aint lb, extent, tlb, textent;
+    MPI_Count size = 0;
+    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
 
-    PMPI_Type_size(dt, &size);
+    PMPI_Type_size_x(dt, &size);
     PMPI_Type_get_extent(dt, &lb, &extent);
     PMPI_Type_get_true_extent(dt, &tlb, &textent);
+    if (size < 0) /* MPI_UNDEFINED: too large even for MPI_Count */
+        size = 0;
     e->dt = dt;
     e->size = (size_t) size;
     e->extent = (size_t) extent;
@@ -180,30 +255,54 @@ int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
     return rc == MPI_SUCCESS;
 }
 
+/* Elements of dt per piece of a pack or unpack: its bytes fit an int. */
+static size_t piece_elems(MPI_Datatype dt, size_t n, size_t bytes,
+                          size_t *extent)
+{
+    MPI_Aint lb, ext;
+    size_t size = n ? bytes / n : 1, k;
+
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    *extent = (size_t) ext;
+    k = size ? (size_t) INT_MAX / size : n;
+    return k < 1 ? 1 : k;
+}
+
+/* Pack (or unpack) n elements of dt in pieces whose packed size fits
+ * MPI's int arguments. */
+static int pack_pieces(void *user, size_t n, MPI_Datatype dt, void *packed,
+                       size_t bytes, int unpack)
+{
+    size_t extent, k = piece_elems(dt, n, bytes, &extent), done = 0;
+    size_t size = n ? bytes / n : 0;
+    int rc = MPI_SUCCESS, pos;
+
+    if (size > INT_MAX)
+        return CH4COLL_ERR_COUNT; /* one element above 2 GiB */
+    while (done < n && rc == MPI_SUCCESS) {
+        size_t m = n - done < k ? n - done : k;
+        char *u = (char *) user + done * extent;
+        char *p = (char *) packed + done * size;
+        pos = 0;
+        rc = unpack ? PMPI_Unpack(p, (int) (m * size), &pos, u, (int) m, dt,
+                                  MPI_COMM_SELF)
+                    : PMPI_Pack(u, (int) m, dt, p, (int) (m * size), &pos,
+                                MPI_COMM_SELF);
+        done += m;
+    }
+    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
 int ch4coll_host_pack(const void *user, size_t n, MPI_Datatype dt, void *packed,
                       size_t bytes)
 {
-    int pos = 0;
-
-    if (n > INT_MAX || bytes > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Pack(user, (int) n, dt, packed, (int) bytes, &pos,
-                     MPI_COMM_SELF) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    return pack_pieces((void *) (uintptr_t) user, n, dt, packed, bytes, 0);
 }
 
 int ch4coll_host_unpack(const void *packed, size_t bytes, void *user, size_t n,
                         MPI_Datatype dt)
 {
-    int pos = 0;
-
-    if (n > INT_MAX || bytes > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Unpack(packed, (int) bytes, &pos, user, (int) n, dt,
-                       MPI_COMM_SELF) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
+    return pack_pieces(user, n, dt, (void *) (uintptr_t) packed, bytes, 1);
 }
 
 int ch4coll_host_error(MPI_Comm comm, int rc)
