@@ -39,9 +39,9 @@ int ch4coll_nb_start(MPI_Request *req, int *handled);
 int ch4coll_nb_request_free(MPI_Request *req, int *handled);
 int ch4coll_nb_cancel(MPI_Request *req, int *handled);
 
-/* MPI_Finalize: collectives still in flight are an error (reported,
- * returns nonzero); persistent requests the application did not free are
- * released. */
+/* MPI_Finalize: collectives still in flight are progressed to completion
+ * (warning); if none moves for 10 s, MPI_Abort.  Returns nonzero only
+ * then.  Persistent requests the application did not free are released. */
 int ch4coll_nb_finalize(void);
 
 #endif /* CH4COLL_NBC_H */

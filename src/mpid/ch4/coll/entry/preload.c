@@ -58,10 +58,6 @@ CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required,
     return after_init(PMPI_Init_thread(argc, argv, required, provided));
 }
 
-/* comm_pmpi.c: forget that dt and op passed the argument checks.  (Its
- * place is comm.h or run.h, with the other preload-mode entries.) */
-void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op);
-
 /* Cache keys hold datatype and op handles, and the argument checks
  * remember handles that passed; a freed handle may come back naming
  * something else, so it is forgotten first. */

@@ -68,7 +68,10 @@ static int sendtype_significant(int coll, int root, int inplace);
 static int recvtype_significant(int coll, int root, int inplace);
 
 /* Only the counts MPI reads on this rank are checked: an ignored count may
- * be anything, and refusing it here would send this rank alone native. */
+ * be anything, and refusing it here would send this rank alone native.  In
+ * preload mode comm_pmpi.c has already checked and reported bad arguments
+ * before this runs; MPIR_CVAR_CH4COLL_VERIFY still relies on this check
+ * (a rank whose arguments fail it joins the exchange as invalid). */
 static int args_valid(const ch4coll_call_t *call, const ch4coll_comm_t *c)
 {
     int root, inplace;

@@ -40,6 +40,11 @@ struct ch4coll_centry;
 int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
                         struct ch4coll_inst **in);
 
+/* Preload mode: forget the checked datatypes and (type, op) pairs that
+ * name a handle being freed (comm_pmpi.c's argument checks remember
+ * them). */
+void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op);
+
 /* The mode-independent steps, given the communicator's state:
  * lookup   cache hit, or select and build (nb: the nonblocking branches);
  *          MPI_SUCCESS, an MPI error (reported), or CH4COLL_RUN_NATIVE;
