@@ -86,6 +86,12 @@ extern unsigned ch4coll_comm_epoch;
  * MPIR_CVAR_CH4COLL_FALLBACK=error. */
 int ch4coll_init(void);
 
+/* Preload mode, before the host's MPI_Finalize: free every communicator's
+ * state now, as the host would first thing in MPI_Finalize (MPI_COMM_SELF's
+ * attributes).  SimGrid SMPI runs those callbacks when it already counts
+ * MPI as finalized and warns for every attribute call they make. */
+void ch4coll_finalize(void);
+
 /* The state of comm, created on first use (collective over comm). */
 int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out);
 

@@ -44,8 +44,15 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static int self_keyval = MPI_KEYVAL_INVALID;
 static int initialized;
+#ifdef CH4COLL_SMPI
+/* SimGrid SMPI loads one copy of the program per simulated rank with
+ * dlopen: initial-exec TLS would take static TLS space per copy, which
+ * runs out after a few dozen ranks; the general model has no limit */
+#define TLS __thread
+#else
 /* initial-exec: a plain %fs load instead of a __tls_get_addr call */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
 static TLS MPI_Comm last_comm = MPI_COMM_NULL;
 static TLS ch4coll_comm_t *last_state;
 static TLS unsigned last_epoch;
@@ -196,6 +203,22 @@ static int wait_progress(MPI_Request *r)
     return ch4coll_nb_wait_until(test_one, r);
 }
 
+/* The private duplicate: MPI_Comm_idup and a wait that yields when idle
+ * (MPICH's blocking MPI_Comm_dup busy-polls); SimGrid SMPI has no
+ * MPI_Comm_idup, and its simulated ranks do not take host CPU time
+ * waiting, so there the blocking call is as good. */
+static int dup_comm(MPI_Comm comm, MPI_Comm *dup)
+{
+#ifdef CH4COLL_SMPI
+    return PMPI_Comm_dup(comm, dup);
+#else
+    MPI_Request r;
+    int rc = PMPI_Comm_idup(comm, dup, &r);
+
+    return rc == MPI_SUCCESS ? wait_progress(&r) : rc;
+#endif
+}
+
 /* FNV-1a of the processor name: ranks with the same name share a node. */
 static uint64_t host_hash(void)
 {
@@ -271,7 +294,6 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
 {
     ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
     int *ub, flag, rc = CH4COLL_OK;
-    MPI_Request r;
 
     if (!c)
         return CH4COLL_ERR_NOMEM;
@@ -285,8 +307,7 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_rank(comm, &c->rank);
     PMPI_Comm_size(comm, &c->size);
     if (!c->inter) {
-        if (PMPI_Comm_idup(comm, &c->dup, &r) != MPI_SUCCESS ||
-            wait_progress(&r) != MPI_SUCCESS) {
+        if (dup_comm(comm, &c->dup) != MPI_SUCCESS) {
             ch4coll_free(c);
             return CH4COLL_ERR_MPI;
         }
@@ -308,6 +329,12 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_set_attr(comm, keyval, c);
     *out = c;
     return CH4COLL_OK;
+}
+
+void ch4coll_finalize(void)
+{
+    if (initialized && self_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_delete_attr(MPI_COMM_SELF, self_keyval); /* finalize_all */
 }
 
 int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out)

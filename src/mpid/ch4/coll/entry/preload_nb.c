@@ -27,6 +27,7 @@
 
 #include "../util/util.h"
 #include "calls.h"
+#include "comm.h"
 #include "nbc.h"
 
 /* ------------------------------------------ nonblocking collectives */
@@ -552,6 +553,9 @@ CH4COLL_API int MPI_Cancel(MPI_Request *req)
 CH4COLL_API int MPI_Finalize(void)
 {
     ch4coll_nb_finalize();
+#ifdef CH4COLL_SMPI
+    ch4coll_finalize();
+#endif
     return PMPI_Finalize();
 }
 

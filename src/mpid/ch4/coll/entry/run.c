@@ -559,6 +559,10 @@ static int wait_done(ch4coll_sched_t *s, int yield)
 {
     int rc, progressed, others;
 
+    /* a transport that would rather block than poll, and no nonblocking
+     * collective needing progress meanwhile */
+    if (s->tp->waitsome && !ch4coll_host_busy())
+        return ch4coll_sched_wait(s);
     for (;;) {
         rc = ch4coll_sched_progress(s, &progressed);
         if (rc != CH4COLL_OK || ch4coll_sched_done(s))

@@ -30,20 +30,28 @@
 #define K_BOR(a, b)  ((a) | (b))
 #define K_BXOR(a, b) ((a) ^ (b))
 
-#define KERNEL(name, T, OP)                                                    \
+/* io = in OP io over n elements of T, computed in type U.  SUM and PROD
+ * on integers use an unsigned U at least as wide as T and not promoted to
+ * int, so that they wrap around (two's complement) as the host MPI's
+ * loops do in practice, where signed overflow would be undefined in C (so
+ * is uint16_t * uint16_t, which C computes in int); the conversion back
+ * to a signed T keeps the low bits (GCC and Clang define it so). */
+#define KERNEL_IN(name, T, U, OP)                                              \
     static void name(const void *in_, void *inout_, size_t n)                  \
     {                                                                          \
         const T *restrict in = in_;                                            \
         T *restrict io = inout_;                                               \
         size_t i;                                                              \
         for (i = 0; i < n; i++)                                                \
-            io[i] = (T) OP(in[i], io[i]);                                      \
+            io[i] = (T) OP((U) in[i], (U) io[i]);                              \
     }
+#define KERNEL(name, T, OP) KERNEL_IN(name, T, T, OP)
 
-/* every arithmetic and logical/bitwise op for an integer type */
-#define INT_KERNELS(tn, T)                                                     \
-    KERNEL(sum_##tn, T, K_SUM)                                                 \
-    KERNEL(prod_##tn, T, K_PROD)                                               \
+/* every arithmetic and logical/bitwise op for an integer type T (U: the
+ * unsigned type its SUM and PROD are computed in) */
+#define INT_KERNELS(tn, T, U)                                                  \
+    KERNEL_IN(sum_##tn, T, U, K_SUM)                                           \
+    KERNEL_IN(prod_##tn, T, U, K_PROD)                                         \
     KERNEL(max_##tn, T, K_MAX)                                                 \
     KERNEL(min_##tn, T, K_MIN)                                                 \
     KERNEL(land_##tn, T, K_LAND)                                               \
@@ -61,14 +69,14 @@
 
 /* Integer kernels by width and signedness: every MPI integer type maps to
  * one of these (same representation, same results). */
-INT_KERNELS(i8, int8_t)
-INT_KERNELS(u8, uint8_t)
-INT_KERNELS(i16, int16_t)
-INT_KERNELS(u16, uint16_t)
-INT_KERNELS(i32, int32_t)
-INT_KERNELS(u32, uint32_t)
-INT_KERNELS(i64, int64_t)
-INT_KERNELS(u64, uint64_t)
+INT_KERNELS(i8, int8_t, unsigned)
+INT_KERNELS(u8, uint8_t, unsigned)
+INT_KERNELS(i16, int16_t, unsigned)
+INT_KERNELS(u16, uint16_t, unsigned)
+INT_KERNELS(i32, int32_t, uint32_t)
+INT_KERNELS(u32, uint32_t, uint32_t)
+INT_KERNELS(i64, int64_t, uint64_t)
+INT_KERNELS(u64, uint64_t, uint64_t)
 FLOAT_KERNELS(f32, float)
 FLOAT_KERNELS(f64, double)
 KERNEL(land_b, bool, K_LAND)

@@ -598,7 +598,9 @@ static void retire(ch4coll_sched_t *s, int nd)
         complete(s, s->done_idx[k]);
 }
 
-int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
+/* Issue what is ready, then test (or, with block, wait for) what is in
+ * flight, until nothing more moves (with block: until the end). */
+static int advance(ch4coll_sched_t *s, int block, int *progressed)
 {
     int rc, nd;
 
@@ -612,14 +614,27 @@ int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
         }
         if (s->nact == 0)
             return CH4COLL_OK;
-        rc = s->tp->testsome(s->tctx, s->nact, s->reqs, &nd, s->done_idx);
+        rc = (block ? s->tp->waitsome : s->tp->testsome)(
+            s->tctx, s->nact, s->reqs, &nd, s->done_idx);
         if (rc != CH4COLL_OK)
             return rc;
-        if (nd == 0)
+        if (nd == 0 && !block)
             return CH4COLL_OK;
         *progressed = 1;
         retire(s, nd);
     }
+}
+
+int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed)
+{
+    return advance(s, 0, progressed);
+}
+
+int ch4coll_sched_wait(ch4coll_sched_t *s)
+{
+    int progressed;
+
+    return advance(s, 1, &progressed);
 }
 
 int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc)

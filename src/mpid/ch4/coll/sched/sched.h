@@ -226,6 +226,12 @@ int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
  * some vertex was issued or completed. */
 int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed);
 
+/* Run a started schedule to its end, blocking in the transport's
+ * waitsome (which it must have) whenever nothing is ready: for hosts where
+ * polling costs (SimGrid SMPI), and only where nothing else needs
+ * progress meanwhile. */
+int ch4coll_sched_wait(ch4coll_sched_t *s);
+
 /* A started schedule that is one send or one receive, on a transport with
  * blocking operations: do it now, blocking, and return 1 (*rc: status);
  * else 0 and nothing happened.  Saves the request and the test loop of the

@@ -536,7 +536,7 @@ static int keep(const ch4coll_tnode_t *n, const ch4coll_selin_t *in)
 
 /* A true communicator-level node is replaced by its (pruned) children, in
  * place: first-match order is unchanged. */
-static int splice(const ch4coll_tnode_t *n)
+static int spliced(const ch4coll_tnode_t *n)
 {
     return n->pred != CH4COLL_NODE_LEAF &&
            ch4coll_pred_row(n->pred)->level == CH4COLL_LEVEL_COMM;
@@ -551,7 +551,7 @@ static int pruned_kids(const ch4coll_tree_t *t, int i,
     for (c = p->first; c < p->first + p->nchild; c++) {
         if (!keep(&t->n[c], in))
             continue;
-        if (splice(&t->n[c])) {
+        if (spliced(&t->n[c])) {
             k += pruned_kids(t, c, in, kids ? kids + k : NULL, cap - k);
             continue;
         }

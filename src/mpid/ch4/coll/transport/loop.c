@@ -282,8 +282,13 @@ static int loop_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 const ch4coll_transport_t ch4coll_transport_loop = {
-    "loop",        sizeof(int32_t), loop_isend, loop_irecv,
-    loop_testsome, loop_reduce,     NULL,       NULL};
+    .name = "loop",
+    .req_size = sizeof(int32_t),
+    .isend = loop_isend,
+    .irecv = loop_irecv,
+    .testsome = loop_testsome,
+    .reduce = loop_reduce,
+};
 
 /* Describe what every unfinished rank waits for. */
 static void report_deadlock(ch4coll_loop_t *w, ch4coll_sched_t **s)

@@ -102,8 +102,15 @@ static int mpich_recv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
 }
 
 const ch4coll_transport_t ch4coll_transport_mpich = {
-    "mpich",        sizeof(MPIR_Request *), mpich_isend, mpich_irecv,
-    mpich_testsome, mpich_reduce,           mpich_send,  mpich_recv};
+    .name = "mpich",
+    .req_size = sizeof(MPIR_Request *),
+    .isend = mpich_isend,
+    .irecv = mpich_irecv,
+    .testsome = mpich_testsome,
+    .reduce = mpich_reduce,
+    .send = mpich_send,
+    .recv = mpich_recv,
+};
 
 /* ------------------------------------------------------ entry/host.h */
 

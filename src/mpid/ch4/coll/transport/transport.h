@@ -49,6 +49,13 @@ struct ch4coll_transport {
                 int peer, int tag);
     int (*recv)(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer,
                 int tag);
+
+    /* Optional (NULL: not offered): like testsome, but blocks until at
+     * least one request completes.  For hosts where polling is not free:
+     * SimGrid SMPI charges simulated time for every MPI_Test that finds
+     * nothing, growing with each one, so a test loop would inflate the
+     * simulated times it measures. */
+    int (*waitsome)(void *ctx, int n, void *reqs, int *ndone, int *done);
 };
 
 extern const ch4coll_transport_t ch4coll_transport_pmpi;
