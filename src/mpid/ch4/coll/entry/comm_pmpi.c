@@ -192,7 +192,23 @@ int ch4coll_init(void)
  * application's first collective on the communicator.  Nonblocking
  * collectives may be in flight, and a peer may wait for this rank's part in
  * them before it joins: so every step is the nonblocking form, waited for
- * with their progress (entry/nbc.c). */
+ * with their progress (entry/nbc.c).
+ *
+ * SimGrid SMPI has no MPI_Comm_idup, its MPI_Iallgather sends p messages
+ * per rank, and its simulated ranks take no host CPU waiting: there the
+ * steps are the blocking forms (doc/simgrid.md: the first collective on a
+ * communicator must not overlap a nonblocking one still in flight). */
+#ifdef CH4COLL_SMPI
+static int dup_comm(MPI_Comm comm, MPI_Comm *dup)
+{
+    return PMPI_Comm_dup(comm, dup);
+}
+
+static int allgather_u64(uint64_t mine, uint64_t *all, MPI_Comm comm)
+{
+    return PMPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm);
+}
+#else
 static int test_one(void *ctx, int *flag)
 {
     return PMPI_Test(ctx, flag, MPI_STATUS_IGNORE);
@@ -203,21 +219,23 @@ static int wait_progress(MPI_Request *r)
     return ch4coll_nb_wait_until(test_one, r);
 }
 
-/* The private duplicate: MPI_Comm_idup and a wait that yields when idle
- * (MPICH's blocking MPI_Comm_dup busy-polls); SimGrid SMPI has no
- * MPI_Comm_idup, and its simulated ranks do not take host CPU time
- * waiting, so there the blocking call is as good. */
 static int dup_comm(MPI_Comm comm, MPI_Comm *dup)
 {
-#ifdef CH4COLL_SMPI
-    return PMPI_Comm_dup(comm, dup);
-#else
     MPI_Request r;
     int rc = PMPI_Comm_idup(comm, dup, &r);
 
     return rc == MPI_SUCCESS ? wait_progress(&r) : rc;
-#endif
 }
+
+static int allgather_u64(uint64_t mine, uint64_t *all, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc =
+        PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &r);
+
+    return rc == MPI_SUCCESS ? wait_progress(&r) : rc;
+}
+#endif
 
 /* FNV-1a of the processor name: ranks with the same name share a node. */
 static uint64_t host_hash(void)
@@ -264,7 +282,6 @@ static int host_nodes(ch4coll_comm_t *c)
 {
     int p = c->size, *tmp;
     uint64_t mine, *all;
-    MPI_Request r;
 
     if (ch4coll_config.virtual_ppn > 0)
         return CH4COLL_OK;
@@ -277,9 +294,7 @@ static int host_nodes(ch4coll_comm_t *c)
         return CH4COLL_ERR_NOMEM;
     }
     mine = host_hash();
-    if (PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, c->dup,
-                        &r) != MPI_SUCCESS ||
-        wait_progress(&r) != MPI_SUCCESS) {
+    if (allgather_u64(mine, all, c->dup) != MPI_SUCCESS) {
         ch4coll_free(all);
         ch4coll_free(tmp);
         return CH4COLL_ERR_MPI;
