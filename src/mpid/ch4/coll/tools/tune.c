@@ -61,6 +61,7 @@
 
 typedef struct {
     const char *out, *base, *map;
+    int evaluate; /* --evaluate: out is an existing tree, only checked */
     double tol;
     int quiet;
     int nwhere;
@@ -738,9 +739,10 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: ch4coll-tune [-o FILE] [--base FILE] [--tolerance PCT]\n"
-        "                    [--where COL=VALUE]... [--map PREFIX] [--quiet]"
-        " CSV...\n"
+        "usage: ch4coll-tune [-o FILE | --evaluate TREE] [--base FILE]\n"
+        "                    [--tolerance PCT]"
+        " [--where COL=VALUE]... [--map PREFIX]\n"
+        "                    [--quiet] CSV...\n"
         "Write a tuning file (JSON selection tree) from measured times.\n\n"
         "  CSV               files with a header naming the columns "
         "collective, p,\n"
@@ -766,7 +768,13 @@ static void usage(FILE *f)
         "  --map PREFIX      PREFIX-<collective>.png: the selection, bytes x "
         "p\n"
         "                    (gnuplot; the .dat and .gp files stay beside)\n"
-        "  --quiet           no progress and no summary\n\n"
+        "  --quiet           no progress and no summary\n"
+        "  --evaluate TREE   write nothing: check the existing tuning file "
+        "TREE\n"
+        "                    against the measurements (the summary below), "
+        "e.g.\n"
+        "                    the default tree, or a tuned file on a second "
+        "run's data\n\n"
         "The file is validated as ch4coll-info --validate does, then every "
         "measured\ncell is explained through it; the summary gives the "
         "regret (the time of\nthe algorithm the file selects / the cell's "
@@ -784,6 +792,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"where", required_argument, NULL, 'w'},
         {"map", required_argument, NULL, 'm'},
         {"quiet", no_argument, NULL, 'q'},
+        {"evaluate", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
@@ -819,6 +828,10 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'q':
             o->quiet = 1;
+            break;
+        case 'e':
+            o->out = optarg;
+            o->evaluate = 1;
             break;
         case 'h':
             usage(stdout);
@@ -946,18 +959,51 @@ static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k)
     }
 }
 
+/* The base tree with the measured collectives' branches replaced,
+ * written to o->out. */
+static void write_tree(const opts_t *o, plane_t (*planes)[16],
+                       const int *nplanes)
+{
+    json_object *root = json_object_from_file(o->base);
+    FILE *f;
+    int ci;
+
+    if (!root || !json_object_is_type(root, json_type_object))
+        die("cannot read the base tree %s (--base)", o->base);
+    for (ci = 0; ci < ncolls; ci++) {
+        char key[64];
+        int ranges = 0;
+
+        snprintf(key, sizeof key, "collective=%.40s", colls[ci].name);
+        json_object_object_add(root, key,
+                               coll_tree(ci, planes[ci], nplanes[ci], &ranges));
+        if (!o->quiet)
+            fprintf(stderr,
+                    "ch4coll-tune: %-22s %2d algorithm(s) measured, %d "
+                    "range(s)\n",
+                    colls[ci].name, colls[ci].nalgs, ranges);
+    }
+    f = fopen(o->out, "w");
+    if (!f)
+        die("cannot write %s", o->out);
+    fprintf(f, "%s\n",
+            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                     JSON_C_TO_STRING_SPACED));
+    if (fclose(f) != 0)
+        die("cannot write %s", o->out);
+    json_object_put(root);
+}
+
 int main(int argc, char **argv)
 {
     static plane_t planes[32][16];
     int nplanes[32] = {0};
     opts_t o = {0};
-    json_object *root;
     int i, ci, k;
     long skipped = 0;
     check_t chk = {0};
     char msg[4096];
     size_t at = 0;
-    FILE *f;
 
     parse_args(argc, argv, &o);
     for (i = optind; i < argc; i++)
@@ -966,32 +1012,10 @@ int main(int argc, char **argv)
         die("%s", "no usable rows in the input (see --help for the columns)");
     qsort(rows, nrows, sizeof *rows, by_cell);
 
-    root = json_object_from_file(o.base);
-    if (!root || !json_object_is_type(root, json_type_object))
-        die("cannot read the base tree %s (--base)", o.base);
-    for (ci = 0; ci < ncolls; ci++) {
-        char key[64];
-        int ranges = 0;
-
+    for (ci = 0; ci < ncolls; ci++)
         nplanes[ci] = planes_of(ci, &at, planes[ci], 16, o.tol);
-        snprintf(key, sizeof key, "collective=%.40s", colls[ci].name);
-        json_object_object_add(root, key,
-                               coll_tree(ci, planes[ci], nplanes[ci], &ranges));
-        if (!o.quiet)
-            fprintf(stderr,
-                    "ch4coll-tune: %-22s %2d algorithm(s) measured, %d "
-                    "range(s)\n",
-                    colls[ci].name, colls[ci].nalgs, ranges);
-    }
-    f = fopen(o.out, "w");
-    if (!f)
-        die("cannot write %s", o.out);
-    fprintf(f, "%s\n",
-            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                     JSON_C_TO_STRING_SPACED));
-    if (fclose(f) != 0)
-        die("cannot write %s", o.out);
-    json_object_put(root);
+    if (!o.evaluate)
+        write_tree(&o, planes, nplanes);
     if (ch4coll_validate(o.out, msg, sizeof msg) != 0) {
         fprintf(stderr, "ch4coll-tune: %s does not validate: %s\n", o.out, msg);
         return 1;
@@ -1011,10 +1035,11 @@ int main(int argc, char **argv)
         long known = chk.cells - chk.unknown;
 
         fprintf(stderr,
-                "ch4coll-tune: wrote %s (valid); %zu rows used, %ld skipped; "
+                "ch4coll-tune: %s %s (valid); %zu rows used, %ld skipped; "
                 "%ld cells: a good algorithm (within %.0f%% of the best) in "
                 "%ld, regret geomean %.3f, worst %.2fx%s%s%s\n",
-                o.out, nrows, skipped, chk.cells, o.tol * 100, chk.agree,
+                o.evaluate ? "evaluated" : "wrote", o.out, nrows, skipped,
+                chk.cells, o.tol * 100, chk.agree,
                 known ? exp(chk.log_regret / (double) known) : 1.0, chk.worst,
                 chk.worst_cell[0] ? " (" : "", chk.worst_cell,
                 chk.worst_cell[0] ? ")" : "");
