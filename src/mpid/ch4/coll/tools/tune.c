@@ -62,6 +62,7 @@
 typedef struct {
     const char *out, *base, *map;
     int evaluate; /* --evaluate: out is an existing tree, only checked */
+    int ppn;      /* --ppn: for input without a ppn column */
     double tol;
     int quiet;
     int nwhere;
@@ -239,7 +240,7 @@ static void header(char **h, int n, const opts_t *o, const char *path,
     static const char *const p[] = {"p", "comm_size", "procs", NULL};
     static const char *const ppn[] = {"ppn", NULL};
     static const char *const bytes[] = {"bytes", NULL};
-    static const char *const alg[] = {"algorithm", "algo", NULL};
+    static const char *const alg[] = {"algorithm", "algo", "name", NULL};
     static const char *const sec[] = {"seconds", "time_s", NULL};
     static const char *const us[] = {"us", "time_us", NULL};
     int i;
@@ -293,7 +294,7 @@ static long read_csv(const char *path, const opts_t *o)
     n = split_csv(line, fl, MAX_FIELDS);
     header(fl, n, o, path, &c);
     while (fgets(line, sizeof line, f)) {
-        double p, b, t, ppn = 1;
+        double p, b, t, ppn = o->ppn;
         row_t r;
         int keep = 1, ci;
 
@@ -746,8 +747,9 @@ static void usage(FILE *f)
         "Write a tuning file (JSON selection tree) from measured times.\n\n"
         "  CSV               files with a header naming the columns "
         "collective, p,\n"
-        "                    bytes, algorithm and seconds (or us); ppn "
-        "optional (1);\n"
+        "                    bytes, algorithm (or name) and seconds (or us); "
+        "ppn\n"
+        "                    optional (--ppn);\n"
         "                    '-' reads standard input.  One row: one "
         "algorithm's time\n"
         "                    for one (collective, ppn, p, bytes); "
@@ -765,6 +767,8 @@ static void usage(FILE *f)
         "trees\n"
         "  --where COL=VALUE only the rows whose column COL is VALUE "
         "(repeatable)\n"
+        "  --ppn K           ranks per node of input without a ppn column "
+        "(default 1)\n"
         "  --map PREFIX      PREFIX-<collective>.png: the selection, bytes x "
         "p\n"
         "                    (gnuplot; the .dat and .gp files stay beside)\n"
@@ -793,6 +797,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"map", required_argument, NULL, 'm'},
         {"quiet", no_argument, NULL, 'q'},
         {"evaluate", required_argument, NULL, 'e'},
+        {"ppn", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
@@ -802,6 +807,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
     o->out = "tuned.json";
     o->base = CH4COLL_TUNINGDIR "/default.json";
     o->tol = 0.05;
+    o->ppn = 1;
     while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
         switch (ch) {
         case 'o':
@@ -832,6 +838,11 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'e':
             o->out = optarg;
             o->evaluate = 1;
+            break;
+        case 'P':
+            if (!parse_num(optarg, &v) || v < 1 || v > 1 << 20 || v != (int) v)
+                die("--ppn takes a positive integer, not '%s'", optarg);
+            o->ppn = (int) v;
             break;
         case 'h':
             usage(stdout);
