@@ -63,6 +63,7 @@ typedef struct {
     const char *out, *base, *map;
     int evaluate; /* --evaluate: out is an existing tree, only checked */
     int ppn;      /* --ppn: for input without a ppn column */
+    const char *algo_col; /* --algorithm-column */
     double tol;
     int quiet;
     int nwhere;
@@ -249,7 +250,15 @@ static void header(char **h, int n, const opts_t *o, const char *path,
     c->p = column(h, n, p);
     c->ppn = column(h, n, ppn);
     c->bytes = column(h, n, bytes);
-    c->alg = column(h, n, alg);
+    if (o->algo_col) {
+        const char *names[] = {o->algo_col, NULL};
+
+        c->alg = column(h, n, names);
+        if (c->alg < 0)
+            die("--algorithm-column: no column '%s' in the input", o->algo_col);
+    } else {
+        c->alg = column(h, n, alg);
+    }
     c->sec = column(h, n, sec);
     c->us = column(h, n, us);
     if (c->coll < 0 || c->p < 0 || c->bytes < 0 || c->alg < 0 ||
@@ -322,6 +331,12 @@ static long read_csv(const char *path, const opts_t *o)
         }
         if (c.sec < 0)
             t *= 1e-6;
+        /* "two_tree:chunk=65536 (forced ...)": the name and parameters,
+         * which may be separated by ';' in a CSV field */
+        fl[c.alg][strcspn(fl[c.alg], " ")] = '\0';
+        for (char *q = fl[c.alg]; *q; q++)
+            if (*q == ';')
+                *q = ',';
         if (t <= 0 || p < 1 || b < 0 || ppn < 1 ||
             !catalog_has(fl[c.coll], fl[c.alg], &comm_only)) {
             skipped++;
@@ -769,6 +784,13 @@ static void usage(FILE *f)
         "(repeatable)\n"
         "  --ppn K           ranks per node of input without a ppn column "
         "(default 1)\n"
+        "  --algorithm-column COL\n"
+        "                    the column naming what ran (default: "
+        "algorithm, algo or\n"
+        "                    name); its text up to the first space counts, "
+        "';' may\n"
+        "                    separate parameters (maint/smpi-compare: "
+        "ran)\n"
         "  --map PREFIX      PREFIX-<collective>.png: the selection, bytes x "
         "p\n"
         "                    (gnuplot; the .dat and .gp files stay beside)\n"
@@ -798,6 +820,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"quiet", no_argument, NULL, 'q'},
         {"evaluate", required_argument, NULL, 'e'},
         {"ppn", required_argument, NULL, 'P'},
+        {"algorithm-column", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
@@ -838,6 +861,9 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'e':
             o->out = optarg;
             o->evaluate = 1;
+            break;
+        case 'A':
+            o->algo_col = optarg;
             break;
         case 'P':
             if (!parse_num(optarg, &v) || v < 1 || v > 1 << 20 || v != (int) v)
