@@ -1,0 +1,443 @@
+/*
+ * collbench.c - simulated time of collectives over a list of message
+ * sizes in one SimGrid SMPI run: the measuring driver of
+ * maint/smpi-compare (collcheck.c is the checking one; both take their
+ * buffers from colldata.h).
+ *
+ * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-m MAXBYTES]
+ *                  [-L ALPHA,BETA]
+ *
+ *   -c LIST    collectives, in this order (default all): allreduce, bcast,
+ *              reduce, allgather, allgatherv, allgatherv:broadcast,
+ *              allgatherv:spike, alltoall, reduce_scatter_block
+ *   -b LIST    message sizes in bytes (default 8,1024,65536,1048576)
+ *   -i ITERS   timed calls per cell (default 1; the simulation is
+ *              deterministic), reported as their mean
+ *   -m BYTES   skip a cell whose largest buffer exceeds BYTES (default
+ *              4 GiB; an int count or displacement must fit anyway)
+ *   -L A,B     also print the lower bound of every cell on the
+ *              alpha-beta model (alpha A s, beta B s/byte, gamma 0): rank
+ *              0 asks ch4coll_model(), as ch4coll-info --model does
+ *
+ * A size means what ch4coll-info --model's bytes= means: per rank, MPI_INT
+ * elements for the reductions (allreduce, reduce: the vector;
+ * reduce_scatter_block: one rank's block), bytes (MPI_BYTE) for data
+ * movement (bcast: the vector; allgather: one rank's block; alltoall: one
+ * block per destination).  allgatherv is the regular case,
+ * allgatherv:broadcast and allgatherv:spike Träff et al.'s distributions
+ * with base size BYTES (topo/distrib.h, ch4coll-info's dist=): rank 0
+ * holds all BYTES or half of them, the others none or the other half in
+ * equal parts.  Roots are rank 0.
+ *
+ * Buffers come from SMPI_SHARED_MALLOC (colldata's shared mode): nothing
+ * is filled or checked.  Each call follows a PMPI_Barrier; its time is
+ * the MPI_Wtime difference, maximum over ranks (gathered by PMPI_Send and
+ * PMPI_Recv: only the barrier depends on SMPI's collective algorithms).
+ * Before its timed cells each collective runs once untimed at the
+ * smallest size (communicator setup of ch4coll or of SMPI's selectors is
+ * not charged to a cell; rank 0 prints "collbench-setup,<coll>,<seconds>",
+ * the simulated time of that first call).
+ *
+ * Rank 0 prints one line per cell:
+ *   collbench,<coll>,<bytes>,<seconds>,<what ran it>
+ * what ran it: ch4coll's decision (algorithm and parameters, commas
+ * written as semicolons), "native" when ch4coll handed the call to SMPI,
+ * "smpi" when ch4coll is disabled (MPIR_CVAR_CH4COLL_ENABLE=0); a skipped
+ * cell has "skip" as its time and the reason last.  With -L, rank 0 first
+ * prints collbench-bound,<coll>,<bytes>,<seconds> for every cell.  The
+ * harness's own calls use PMPI_.
+ */
+#include <mpi.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch4coll.h"
+#include "colldata.h"
+#include "topo/distrib.h"
+
+#define MAX_SIZES 64
+
+enum { ALLREDUCE, BCAST, REDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, RSB };
+
+typedef struct {
+    const char *name; /* collbench's name: ch4coll's, ":dist" for v */
+    int kind;
+    int dist; /* CH4COLL_D_* for allgatherv */
+} bench_t;
+
+static const bench_t benches[] = {
+    {"allreduce", ALLREDUCE, 0},
+    {"bcast", BCAST, 0},
+    {"reduce", REDUCE, 0},
+    {"allgather", ALLGATHER, 0},
+    {"allgatherv", ALLGATHERV, CH4COLL_D_REGULAR},
+    {"allgatherv:broadcast", ALLGATHERV, CH4COLL_D_BROADCAST},
+    {"allgatherv:spike", ALLGATHERV, CH4COLL_D_SPIKE},
+    {"alltoall", ALLTOALL, 0},
+    {"reduce_scatter_block", RSB, 0},
+};
+#define NBENCHES ((int) (sizeof benches / sizeof benches[0]))
+
+/* One cell: element count per block, buffers and v-counts. */
+typedef struct {
+    cd_env_t *e;
+    int count;            /* elements of MPI_INT or MPI_BYTE per block */
+    int *sbuf, *rbuf;     /* shared */
+    int *counts, *displs; /* allgatherv */
+} cell_t;
+
+/* Ints of colldata's buffers that hold `bytes` (colldata counts in w-int
+ * elements, w = 1 here). */
+static size_t ints_of(size_t bytes)
+{
+    return (bytes + sizeof(int) - 1) / sizeof(int);
+}
+
+/* Block sizes of distribution dist with base size bytes; returns the
+ * total, or 0 when a displacement would not fit an int. */
+static size_t v_layout(const bench_t *b, int p, size_t bytes, int *counts,
+                       int *displs)
+{
+    size_t *m = malloc((size_t) p * sizeof *m), at = 0;
+    int q;
+
+    if (!m)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    ch4coll_distrib_counts(b->dist, p, bytes, m);
+    for (q = 0; q < p && at <= INT_MAX; q++) {
+        displs[q] = (int) at;
+        counts[q] = (int) m[q];
+        at += m[q];
+    }
+    free(m);
+    return at <= INT_MAX ? at : 0;
+}
+
+/* Largest buffer of the cell in bytes (0: a count or displacement would
+ * not fit an int). */
+static size_t largest(const bench_t *b, int p, size_t bytes)
+{
+    size_t all = (size_t) p * bytes;
+    size_t v = b->dist == CH4COLL_D_REGULAR ? all : bytes; /* allgatherv */
+
+    if (bytes > INT_MAX / 4)
+        return 0;
+    switch (b->kind) {
+    case ALLGATHER:
+    case ALLTOALL:
+    case RSB:
+        return all;
+    case ALLGATHERV:
+        return v <= INT_MAX ? v : 0;
+    default:
+        return bytes;
+    }
+}
+
+static void cell_alloc(cell_t *c, const bench_t *b, size_t bytes)
+{
+    int p = c->e->size;
+    size_t all = (size_t) p * bytes, rb = bytes, sb = bytes;
+
+    c->count = b->kind == ALLREDUCE || b->kind == REDUCE || b->kind == RSB
+                   ? (int) (bytes / sizeof(int))
+                   : (int) bytes;
+    c->counts = c->displs = NULL;
+    if (b->kind == ALLGATHER)
+        rb = all;
+    else if (b->kind == ALLTOALL)
+        sb = rb = all;
+    else if (b->kind == RSB)
+        sb = all;
+    if (b->kind == ALLGATHERV) {
+        c->counts = malloc((size_t) p * sizeof(int));
+        c->displs = malloc((size_t) p * sizeof(int));
+        if (!c->counts || !c->displs)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        rb = v_layout(b, p, bytes, c->counts, c->displs);
+        sb = (size_t) c->counts[c->e->rank];
+    }
+    c->sbuf = cd_alloc(c->e, ints_of(sb));
+    c->rbuf = cd_alloc(c->e, ints_of(rb));
+}
+
+static void cell_free(cell_t *c)
+{
+    cd_free(c->e, c->sbuf);
+    cd_free(c->e, c->rbuf);
+    free(c->counts);
+    free(c->displs);
+}
+
+static int call(const bench_t *b, const cell_t *c)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int n = c->count, *s = c->sbuf, *r = c->rbuf;
+
+    switch (b->kind) {
+    case ALLREDUCE:
+        return MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, w);
+    case BCAST:
+        return MPI_Bcast(r, n, MPI_BYTE, 0, w);
+    case REDUCE:
+        return MPI_Reduce(s, r, n, MPI_INT, MPI_SUM, 0, w);
+    case ALLGATHER:
+        return MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, w);
+    case ALLGATHERV:
+        return MPI_Allgatherv(s, c->counts[c->e->rank], MPI_BYTE, r, c->counts,
+                              c->displs, MPI_BYTE, w);
+    case ALLTOALL:
+        return MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, w);
+    default:
+        return MPI_Reduce_scatter_block(s, r, n, MPI_INT, MPI_SUM, w);
+    }
+}
+
+/* Who ran the last call: "smpi", "native" or ch4coll's decision. */
+static void ran_by(const ch4coll_stats_t *before, char *out, size_t len)
+{
+    const char *env = getenv("MPIR_CVAR_CH4COLL_ENABLE");
+    const char *d = ch4coll_last_decision(), *after = strstr(d, ": ");
+    ch4coll_stats_t now;
+
+    ch4coll_get_stats(&now);
+    if (env && strcmp(env, "0") == 0)
+        snprintf(out, len, "smpi");
+    else if (now.native_calls != before->native_calls)
+        snprintf(out, len, "native");
+    else
+        snprintf(out, len, "%s", after ? after + 2 : d);
+    for (; *out; out++) /* one CSV field */
+        *out = *out == ',' ? ';' : *out;
+}
+
+/* The maximum of t over the ranks, on rank 0, by point-to-point messages
+ * up a binomial tree: SMPI's own reduce may be the algorithm under test
+ * (and fail with MPI_DOUBLE). */
+static double max_to_root(const cd_env_t *e, double t)
+{
+    double other;
+    int mask;
+
+    for (mask = 1; mask < e->size; mask <<= 1) {
+        if (e->rank & mask) {
+            PMPI_Send(&t, 1, MPI_DOUBLE, e->rank - mask, 0, MPI_COMM_WORLD);
+            break;
+        }
+        if (e->rank + mask < e->size) {
+            PMPI_Recv(&other, 1, MPI_DOUBLE, e->rank + mask, 0, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
+            t = other > t ? other : t;
+        }
+    }
+    return t;
+}
+
+/* Time one cell (iters calls, mean of the maximum over ranks) and print
+ * it; returns the number of failed calls on rank 0. */
+static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
+                      size_t max_bytes)
+{
+    cell_t c = {.e = e};
+    size_t big = largest(b, e->size, bytes);
+    double t, sum = 0;
+    int i, rc = MPI_SUCCESS;
+    ch4coll_stats_t before;
+    char ran[256];
+
+    if (big == 0 || big > max_bytes) {
+        if (e->rank == 0)
+            printf("collbench,%s,%zu,skip,%s\n", b->name, bytes,
+                   big ? "buffer above -m" : "count above INT_MAX");
+        return 0;
+    }
+    cell_alloc(&c, b, bytes);
+    for (i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+        ch4coll_get_stats(&before);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        rc = call(b, &c);
+        t = MPI_Wtime() - t;
+        sum += max_to_root(e, t);
+    }
+    ran_by(&before, ran, sizeof ran);
+    cell_free(&c);
+    if (e->rank == 0 && rc == MPI_SUCCESS)
+        printf("collbench,%s,%zu,%.9g,%s\n", b->name, bytes, sum / iters, ran);
+    else if (e->rank == 0)
+        printf("collbench,%s,%zu,fail,MPI error %d\n", b->name, bytes, rc);
+    fflush(stdout);
+    return rc != MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ driver */
+
+typedef struct {
+    const bench_t *run[NBENCHES];
+    int nrun, nsizes, iters;
+    size_t sizes[MAX_SIZES], max_bytes;
+    const char *model; /* -L "alpha,beta" or NULL */
+} options_t;
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: collbench [-c COLL,...] [-b BYTES,...] "
+                    "[-i ITERS] [-m MAXBYTES] [-L ALPHA,BETA]\n");
+    exit(2);
+}
+
+static const bench_t *find_bench(const char *name, size_t len)
+{
+    int i;
+
+    for (i = 0; i < NBENCHES; i++)
+        if (strlen(benches[i].name) == len &&
+            strncmp(benches[i].name, name, len) == 0)
+            return &benches[i];
+    fprintf(stderr, "collbench: unknown collective '%.*s'\n", (int) len, name);
+    usage();
+    return NULL;
+}
+
+static void parse_colls(options_t *o, const char *list)
+{
+    const char *s = list, *comma;
+
+    for (o->nrun = 0; *s && o->nrun < NBENCHES; s = comma + (*comma != 0)) {
+        comma = s + strcspn(s, ",");
+        o->run[o->nrun++] = find_bench(s, (size_t) (comma - s));
+    }
+}
+
+static void parse_sizes(options_t *o, const char *list)
+{
+    char *end;
+    const char *s = list;
+
+    for (o->nsizes = 0; *s && o->nsizes < MAX_SIZES; s = end + (*end == ',')) {
+        o->sizes[o->nsizes++] = strtoull(s, &end, 10);
+        if (end == s || (*end != ',' && *end != 0))
+            usage();
+    }
+}
+
+static void parse(int argc, char **argv, options_t *o)
+{
+    int ch, i;
+
+    *o = (options_t){.iters = 1, .max_bytes = (size_t) 4 << 30};
+    for (i = 0; i < NBENCHES; i++)
+        o->run[o->nrun++] = &benches[i];
+    parse_sizes(o, "8,1024,65536,1048576");
+    while ((ch = getopt(argc, argv, "c:b:i:m:L:")) != -1) {
+        switch (ch) {
+        case 'c':
+            parse_colls(o, optarg);
+            break;
+        case 'b':
+            parse_sizes(o, optarg);
+            break;
+        case 'i':
+            o->iters = atoi(optarg);
+            break;
+        case 'm':
+            o->max_bytes = strtoull(optarg, NULL, 10);
+            break;
+        case 'L':
+            o->model = optarg;
+            break;
+        default:
+            usage();
+        }
+    }
+    if (o->iters < 1 || o->nrun < 1 || o->nsizes < 1 || optind != argc)
+        usage();
+}
+
+/* The lower bound of every cell from ch4coll's model (rank 0). */
+static void print_bounds(const options_t *o, int p)
+{
+    static char out[1 << 16];
+    char spec[256], alpha[64], *at;
+    const char *beta = strchr(o->model, ',');
+    int i, k;
+
+    if (!beta || (size_t) (beta - o->model) >= sizeof alpha)
+        usage();
+    snprintf(alpha, sizeof alpha, "%.*s", (int) (beta - o->model), o->model);
+    for (i = 0; i < o->nrun; i++) {
+        const bench_t *b = o->run[i];
+        const char *dist = strchr(b->name, ':');
+        for (k = 0; k < o->nsizes; k++) {
+            snprintf(spec, sizeof spec,
+                     "coll=%.*s,p=%d,bytes=%zu,alpha=%s,beta=%s,gamma=0,"
+                     "replay=0%s%s",
+                     (int) strcspn(b->name, ":"), b->name, p, o->sizes[k],
+                     alpha, beta + 1, dist ? ",dist=" : "",
+                     dist ? dist + 1 : "");
+            at = ch4coll_model(spec, out, sizeof out) == 0
+                     ? strstr(out, "lower bound ")
+                     : NULL;
+            if (at)
+                printf("collbench-bound,%s,%zu,%.9g\n", b->name, o->sizes[k],
+                       strtod(at + 12, NULL) * 1e-6);
+            else
+                printf("collbench-bound,%s,%zu,fail\n", b->name, o->sizes[k]);
+        }
+    }
+}
+
+/* One untimed call of b at the smallest size, then its cells. */
+static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
+{
+    cell_t c = {.e = e};
+    size_t small = o->sizes[0];
+    double t0;
+    int k, failed = 0;
+
+    for (k = 1; k < o->nsizes; k++)
+        small = o->sizes[k] < small ? o->sizes[k] : small;
+    if (largest(b, e->size, small) != 0) {
+        cell_alloc(&c, b, small);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        call(b, &c);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        if (e->rank == 0)
+            printf("collbench-setup,%s,%.9g\n", b->name, MPI_Wtime() - t0);
+        cell_free(&c);
+    }
+    for (k = 0; k < o->nsizes; k++)
+        failed += bench_cell(e, b, o->sizes[k], o->iters, o->max_bytes);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    cd_env_t e = {0};
+    int i, failed = 0;
+
+    parse(argc, argv, &o);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &e.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &e.size);
+    cd_env_init(&e, 0);
+    e.shared = 1;
+    if (e.rank == 0)
+        printf("collbench-start,p=%d\n", e.size);
+    if (e.rank == 0 && o.model)
+        print_bounds(&o, e.size);
+    for (i = 0; i < o.nrun; i++)
+        failed += bench_coll(&e, o.run[i], &o);
+    if (e.rank == 0)
+        printf("collbench-done,%d failed\n", failed);
+    fflush(stdout);
+    cd_env_free(&e);
+    MPI_Finalize();
+    return failed != 0;
+}
