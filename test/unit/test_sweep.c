@@ -15,7 +15,9 @@
  * Algorithms that follow the node map (CH4COLL_F_NODES, and those that need
  * several nodes) are swept again on virtual nodes: ppn 1, 2, 3, 4, 8,
  * block and cyclic placement (the last node smaller where ppn does not
- * divide p), p = 1..17, 24, 32, 61, 64, roots on different nodes.
+ * divide p), p = 1..17, 24, 32, 61, 64, roots on different nodes; those
+ * with a chunk parameter once more with chunk = 8 bytes (many pipeline
+ * pieces), p <= 32.
  */
 #include <check.h>
 #include <mpi.h>
@@ -148,8 +150,8 @@ static int node_case_applies(const hz_case_t *c)
 
 /* One placement: counts {1, p+1, large}, three roots, in place and not,
  * every element type; returns the failed cases, counts them in *cases. */
-static int sweep_placement(const ch4coll_algo_t *al, int p, int ppn, int map,
-                           int *cases)
+static int sweep_placement(const ch4coll_algo_t *al, const int64_t *params,
+                           int p, int ppn, int map, int *cases)
 {
     size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
     int roots[3] = {0, p / 2, p - 1}, ci, ri, ip, dt, fails = 0;
@@ -162,34 +164,52 @@ static int sweep_placement(const ch4coll_algo_t *al, int p, int ppn, int map,
         for (ri = 0; ri < nroots; ri++)
             for (ip = 0; ip < nip; ip++)
                 for (dt = 0; dt < ndt; dt++) {
-                    hz_case_t c = {al, NULL, p, counts[ci], roots[ri], ip,
-                                   dt, 0,    1, ppn,        map};
+                    hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
+                                   dt, 0,      1, ppn,        map};
                     if (!node_case_applies(&c))
                         continue;
                     (*cases)++;
                     if (hz_run(&c, err, sizeof err) != 0 && fails++ < 3)
                         fprintf(stderr,
-                                "FAIL %s/%s p=%d ppn=%d %s n=%zu root=%d "
+                                "FAIL %s/%s%s p=%d ppn=%d %s n=%zu root=%d "
                                 "inplace=%d dtype=%d: %s\n",
-                                ch4coll_coll_name(al->coll), al->name, p, ppn,
+                                ch4coll_coll_name(al->coll), al->name,
+                                params ? " (chunk 8)" : "", p, ppn,
                                 map ? "cyclic" : "block", counts[ci], roots[ri],
                                 ip, dt, err);
                 }
     return fails;
 }
 
-/* One algorithm on every virtual placement; returns the failed cases. */
+/* One algorithm on every virtual placement; returns the failed cases.
+ * An algorithm with a chunk parameter is swept again with chunk = 8 bytes
+ * up to p = 32: many pipeline pieces, so that pieces reuse the scratch of
+ * earlier ones (algos/smp.c's ring). */
 static int sweep_nodes(const ch4coll_algo_t *al)
 {
     static const int ppnlist[] = {1, 2, 3, 4, 8};
     int np = (int) (sizeof plist / sizeof plist[0]);
-    int pi, k, map, fails = 0, cases = 0;
+    int64_t params[CH4COLL_MAX_PARAMS];
+    const int64_t *pass[2] = {NULL, NULL};
+    int pi, k, map, i, round, fails = 0, cases = 0;
 
-    for (pi = 0; pi < np && plist[pi] <= (quick() ? 17 : 64); pi++)
-        for (k = 0; k < 5; k++)
-            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
-                fails +=
-                    sweep_placement(al, plist[pi], ppnlist[k], map, &cases);
+    ch4coll_algo_default_params(al, params);
+    for (i = 0; i < al->nparams; i++)
+        if (strcmp(al->params[i].name, "chunk") == 0 &&
+            al->params[i].max >= 8) {
+            params[i] = 8;
+            pass[1] = params;
+        }
+    for (round = 0; round < 2; round++) {
+        int maxp = round ? 32 : 64;
+        if (round == 1 && !pass[1])
+            break;
+        for (pi = 0; pi < np && plist[pi] <= (quick() ? 17 : maxp); pi++)
+            for (k = 0; k < 5; k++)
+                for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
+                    fails += sweep_placement(al, pass[round], plist[pi],
+                                             ppnlist[k], map, &cases);
+    }
     fprintf(stderr, "sweep %s/%s on virtual nodes: %d cases, %d failed\n",
             ch4coll_coll_name(al->coll), al->name, cases, fails);
     return fails;

@@ -2657,6 +2657,63 @@ START_TEST(test_allreduce_line_structure)
 }
 END_TEST
 
+/* smp pipelines through a ring of piece scratch (algos/smp.c, SMP_RING =
+ * 4): with the same piece size, a call of 64 pieces holds no more scratch
+ * at any rank than one of 8, where without the ring it holds 8 times as
+ * much.  p = 12 on nodes of 4 and p = 13 on nodes of 3 (a short last node),
+ * block and cyclic; chunk 64 bytes.  Pieces: 16 ints (reduce, allreduce:
+ * chunk / 4 bytes), 64 / p units of each block (allgather: chunk / p
+ * units), 1 int of each block (reduce_scatter_block: chunk / (4 p)). */
+START_TEST(test_smp_scratch_ring)
+{
+    static const int colls[] = {CH4COLL_REDUCE, CH4COLL_ALLREDUCE,
+                                CH4COLL_ALLGATHER,
+                                CH4COLL_REDUCE_SCATTER_BLOCK};
+    static const int shapes[][2] = {{12, 4}, {13, 3}};
+    int ci, si, map, r, k;
+
+    for (ci = 0; ci < 4; ci++)
+        for (si = 0; si < 2; si++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++) {
+                int p = shapes[si][0], ppn = shapes[si][1];
+                const ch4coll_algo_t *al = ch4coll_algo_find(colls[ci], "smp");
+                int64_t params[CH4COLL_MAX_PARAMS] = {64};
+                int node_of[13], tmp[13];
+                ch4coll_locality_t loc;
+                size_t unit = colls[ci] == CH4COLL_ALLGATHER ? 64 / (size_t) p
+                              : colls[ci] == CH4COLL_REDUCE_SCATTER_BLOCK ? 1
+                                                                          : 16;
+                for (r = 0; r < p; r++)
+                    node_of[r] = ch4coll_virtual_node(r, p, ppn, map);
+                loc.nodes = ch4coll_nodes_normalise(p, node_of, tmp);
+                loc.consecutive = ch4coll_nodes_consecutive(p, node_of);
+                loc.node_of = node_of;
+                ck_assert_ptr_nonnull(al);
+                for (r = 0; r < p; r++) {
+                    size_t bytes[2];
+                    for (k = 0; k < 2; k++) {
+                        ch4coll_args_t a = line_args(colls[ci], r, p, p - 1,
+                                                     (k ? 64 : 8) * unit);
+                        ch4coll_sched_t s;
+                        a.loc = &loc;
+                        ck_assert_int_eq(
+                            ch4coll_sched_init(&s, &a.elem, a.op, r, p),
+                            CH4COLL_OK);
+                        ck_assert_int_eq(al->build(&s, &a, params), CH4COLL_OK);
+                        ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
+                        bytes[k] = ch4coll_sched_scratch_size(&s);
+                        ch4coll_sched_destroy(&s);
+                    }
+                    ck_assert_msg(bytes[1] <= bytes[0],
+                                  "%s p=%d ppn=%d map=%d rank %d: %zu bytes of "
+                                  "scratch with 64 pieces, %zu with 8",
+                                  ch4coll_coll_name(colls[ci]), p, ppn, map, r,
+                                  bytes[1], bytes[0]);
+                }
+            }
+}
+END_TEST
+
 /* ========================================================= 7. kernels */
 
 /* MPICH 4.0.2's MPI_MAX and MPI_MIN on some unsigned types compare the
@@ -3010,6 +3067,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_topo_inorder_reduce_tree);
     tcase_add_loop_test(tc, test_bcast_line_structure, 0, 25);
     tcase_add_loop_test(tc, test_allreduce_line_structure, 0, 25);
+    tcase_add_test(tc, test_smp_scratch_ring);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("kernels");

@@ -152,6 +152,7 @@
 #include "../util/util.h"
 
 #define SMP_MAX_PIECES 64
+#define SMP_RING       4 /* pieces whose builders' scratch is live at once */
 
 /* Tags per piece of the intra-node steps (the binomial builders' ntags). */
 enum {
@@ -252,6 +253,9 @@ typedef struct {
     size_t *d;    /* p: block offsets in rank order (reduce_scatter) */
     int work;     /* scratch buffer id, or -1 */
     int ends[3][SMP_MAX_PIECES]; /* vertex after step i of piece k */
+    int last[SMP_MAX_PIECES];    /* vertex after all of piece k, or -1 */
+    int first;                   /* the current piece's first vertex */
+    int pbuf, pbuf_k;            /* piece pbuf_k's scratch (piece_buf) */
     /* the last step-2 shape built only to count its tags */
     int seen_ntags; /* or -1 */
     size_t seen_count;
@@ -269,6 +273,7 @@ static int smp_open(smp_t *x, ch4coll_sched_t *s, const ch4coll_args_t *a,
     x->t1 = t1;
     x->t3 = t3;
     x->work = -1;
+    x->pbuf_k = -1;
     x->seen_ntags = -1;
     rc = groups_init(&x->g, a, root);
     if (rc != CH4COLL_OK)
@@ -343,8 +348,19 @@ static ch4coll_ref_t at(const smp_t *x, int buf, size_t elems)
 static int work_buf(smp_t *x, size_t nelems)
 {
     if (x->work < 0)
-        x->work = ch4coll_sched_scratch(x->s, nelems);
+        x->work = ch4coll_sched_scratch_own(x->s, nelems);
     return x->work;
+}
+
+/* Scratch for nelems elements that only piece k uses, in its ring slot
+ * (piece_open); asked once per piece, the same nelems every time. */
+static int piece_buf(smp_t *x, int k, size_t nelems)
+{
+    if (x->pbuf_k != k) {
+        x->pbuf = ch4coll_sched_scratch(x->s, nelems);
+        x->pbuf_k = k;
+    }
+    return x->pbuf;
 }
 
 /* ------------------------------------------------------------ inner steps */
@@ -447,19 +463,43 @@ static int dry_ntags(smp_t *x, const choice_t *c, const ch4coll_args_t *ia,
     return rc;
 }
 
-/* What step i of piece k waits for: dep (its piece's previous step) and
- * step i of piece k - 1, so that every step takes the pieces one at a
- * time, in order (all at once, the root's first step 2 sends of every
- * piece would queue before any piece's later ones).  Returns the count. */
+/* Piece k begins: its builders' scratch goes to ring slot k mod SMP_RING,
+ * over that of piece k - SMP_RING, whose last use its steps wait for
+ * (step_deps).  The scratch of the steps' builders is then that of
+ * SMP_RING pieces, not of all K. */
+static void piece_open(smp_t *x, int k)
+{
+    x->first = x->s->nv;
+    x->last[k] = -1;
+    if (x->npieces > SMP_RING)
+        ch4coll_sched_scratch_slot(x->s, k % SMP_RING);
+}
+
+/* Piece k is built: a vertex after all of it, if a later piece reuses its
+ * slot. */
+static void piece_close(smp_t *x, int k)
+{
+    if (k + SMP_RING < x->npieces)
+        x->last[k] = ch4coll_sched_join(x->s, x->first);
+    ch4coll_sched_scratch_slot(x->s, -1);
+}
+
+/* What step i of piece k waits for: dep (its piece's previous step), step
+ * i of piece k - 1, so that every step takes the pieces one at a time, in
+ * order (all at once, the root's first step 2 sends of every piece would
+ * queue before any piece's later ones), and the end of piece k - SMP_RING,
+ * whose scratch it reuses.  Returns the count (d holds 3). */
 static int step_deps(const smp_t *x, int i, int k, int dep, int *d)
 {
-    d[0] = dep;
-    d[1] = k > 0 ? x->ends[i][k - 1] : -1;
-    if (d[0] < 0) {
-        d[0] = d[1];
-        d[1] = -1;
-    }
-    return (d[0] >= 0) + (d[1] >= 0);
+    int c[3], n = 0, j;
+
+    c[0] = dep;
+    c[1] = k > 0 ? x->ends[i][k - 1] : -1;
+    c[2] = k >= SMP_RING ? x->last[k - SMP_RING] : -1;
+    for (j = 0; j < 3; j++)
+        if (c[j] >= 0)
+            d[n++] = c[j];
+    return n;
 }
 
 /* Step 1 (post = 0) or 3 (post = 1) of piece k: build on this rank's node
@@ -471,7 +511,7 @@ static int intra(smp_t *x, int k, int post, ch4coll_build_fn build,
 {
     const groups_t *g = &x->g;
     int64_t none[CH4COLL_MAX_PARAMS] = {0};
-    int nt, rc, d[2];
+    int nt, rc, d[3];
     ch4coll_view_t v = {g->order + g->first[g->node],
                         node_size(g, g->node),
                         k * (x->t1 + x->t3) + (post ? x->t1 : 0),
@@ -497,7 +537,7 @@ static int inter(smp_t *x, int k, ch4coll_args_t *ia, ch4coll_ref_t in,
 {
     const groups_t *g = &x->g;
     choice_t c;
-    int nt = 0, rc, d[2];
+    int nt = 0, rc, d[3];
     ch4coll_view_t v = {g->leaders,
                         g->nodes,
                         x->npieces * (x->t1 + x->t3) + x->xtags,
@@ -824,12 +864,14 @@ int ch4coll_bcast_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
     smp_cut(&x, params[0], a->count, 1);
     for (k = 0; k < x.npieces && rc == CH4COLL_OK; k++) {
         int d2 = -1;
+        piece_open(&x, k);
         rc = bcast_among_leaders(&x, k, &d2);
         /* at the root too after its step 2 sends: they are on the path to
          * every other node, its own node's are not */
         if (rc == CH4COLL_OK)
             rc = bcast_in_node(&x, k, piece_off(&x, k),
                                piece_len(&x, k, a->count), d2);
+        piece_close(&x, k);
     }
     return smp_close(&x, rc);
 }
@@ -858,14 +900,14 @@ double ch4coll_cost_bcast_smp(const ch4coll_args_t *a, const int64_t *params,
 /* ----------------------------------------------------------------- reduce */
 
 /* Where this rank's partial result of piece k lives: the root's receive
- * buffer, scratch at the other leaders. */
+ * buffer, the piece's scratch at the other leaders. */
 static ch4coll_ref_t reduce_partial(smp_t *x, int k)
 {
     const ch4coll_args_t *a = x->a;
 
     if (a->rank == a->root || !is_leader(x))
         return at(x, CH4COLL_BUF_RECV, piece_off(x, k));
-    return at(x, work_buf(x, a->count), piece_off(x, k));
+    return ch4coll_ref(piece_buf(x, k, piece_len(x, k, a->count)), 0);
 }
 
 /* Step 1: piece k to the node's leader, in rank order. */
@@ -915,9 +957,11 @@ int ch4coll_reduce_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
     smp_cut(&x, params[0], a->count, a->elem.size);
     for (k = 0; k < x.npieces && rc == CH4COLL_OK; k++) {
         int d1 = -1;
+        piece_open(&x, k);
         rc = reduce_in_node(&x, k, &d1);
         if (rc == CH4COLL_OK)
             rc = reduce_among_leaders(&x, k, d1);
+        piece_close(&x, k);
     }
     return smp_close(&x, rc);
 }
@@ -995,6 +1039,7 @@ int ch4coll_allreduce_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
     smp_cut(&x, params[0], a->count, a->elem.size);
     for (k = 0; k < x.npieces && rc == CH4COLL_OK; k++) {
         int d1 = -1, d2 = -1;
+        piece_open(&x, k);
         rc = allreduce_in_node(&x, k, &d1);
         if (rc == CH4COLL_OK)
             rc = allreduce_among_leaders(&x, k, d1, &d2);
@@ -1002,6 +1047,7 @@ int ch4coll_allreduce_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
         if (rc == CH4COLL_OK)
             rc = bcast_in_node(&x, k, piece_off(&x, k),
                                piece_len(&x, k, a->count), d2);
+        piece_close(&x, k);
     }
     return smp_close(&x, rc);
 }
@@ -1038,14 +1084,14 @@ static int direct(const smp_t *x)
 }
 
 /* Piece k of every block in node order: the receive buffer (direct), or
- * its part of the packed scratch (p times each piece, in piece order). */
+ * the piece's packed scratch (p times the piece). */
 static ch4coll_ref_t allgather_work(smp_t *x, int k)
 {
     size_t p = (size_t) x->a->size;
 
     if (direct(x))
         return ch4coll_ref(CH4COLL_BUF_RECV, 0);
-    return ch4coll_ref(work_buf(x, p * x->a->count), p * piece_off(x, k));
+    return ch4coll_ref(piece_buf(x, k, p * piece_len(x, k, x->a->count)), 0);
 }
 
 /* Step 1: gather piece k of the node's blocks at the leader, at the
@@ -1128,11 +1174,13 @@ int ch4coll_allgather_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
     smp_cut(&x, params[0], a->count, (size_t) a->size);
     for (k = 0; k < x.npieces && rc == CH4COLL_OK; k++) {
         int d1 = -1, d2 = -1;
+        piece_open(&x, k);
         rc = allgather_in_node(&x, k, &d1);
         if (rc == CH4COLL_OK)
             rc = allgather_among_leaders(&x, k, d1, &d2);
         if (rc == CH4COLL_OK)
             rc = allgather_bcast_in_node(&x, k, d2);
+        piece_close(&x, k);
     }
     return smp_close(&x, rc);
 }
@@ -1210,39 +1258,37 @@ static int rs_direct(const smp_t *x)
     return direct(x) && !x->a->inplace;
 }
 
-/* Where piece k (at element base of the packed layout) is reduced and
- * scattered: packed scratch; direct: the input, at the leader scratch of
- * n elements. */
-static ch4coll_ref_t rs_work(smp_t *x, size_t n, size_t base)
+/* Where piece k (len elements in node order) is reduced and scattered:
+ * packed, the piece's scratch; direct (one piece): the input, at the
+ * leader scratch of n elements. */
+static ch4coll_ref_t rs_work(smp_t *x, int k, size_t n, size_t len)
 {
     if (!rs_direct(x))
-        return at(x, work_buf(x, n), base);
+        return ch4coll_ref(piece_buf(x, k, len), 0);
     return is_leader(x) ? at(x, work_buf(x, n), 0)
                         : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 }
 
-/* Packed: copy the input into node order, piece after piece, before
- * anything else (in place, step 3 overwrites it); *done after the copies. */
-static int rs_pack(smp_t *x, size_t n, int *done)
+/* Packed: copy piece k of the input into node order (its layout q) in
+ * work, after the last use of the slot's previous piece; *done after the
+ * copies.  In place the input is the receive buffer, and step 3 of piece
+ * j writes elements [j c, (j + 1) c) of it (c = the piece): after piece j's
+ * copies, before piece j + 1's, which read from (j + 1) c on. */
+static int rs_pack(smp_t *x, int k, ch4coll_ref_t work, int *done)
 {
     const ch4coll_args_t *a = x->a;
-    int k, i, first = x->s->nv;
-    size_t base = 0;
+    int i, first = x->s->nv;
     runs_t r;
 
     *done = -1;
     if (rs_direct(x))
         return CH4COLL_OK;
     r = runs_open(x, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0,
-                  rs_work(x, n, 0).buf, 0, -1);
-    for (k = 0; k < x->npieces; k++) {
-        size_t len = rs_layout(x, k);
-        for (i = 0; i < a->size; i++) {
-            int rk = x->g.order[i];
-            runs_add(&r, x->d[rk] + piece_off(x, k), base + x->q[i],
-                     piece_len(x, k, rs_count(x, rk)));
-        }
-        base += len;
+                  work.buf, 0, k >= SMP_RING ? x->last[k - SMP_RING] : -1);
+    for (i = 0; i < a->size; i++) {
+        int rk = x->g.order[i];
+        runs_add(&r, x->d[rk] + piece_off(x, k), x->q[i],
+                 piece_len(x, k, rs_count(x, rk)));
     }
     runs_flush(&r);
     *done = ch4coll_sched_join(x->s, first);
@@ -1325,26 +1371,28 @@ static int reduce_scatter_smp(ch4coll_sched_t *s, const ch4coll_args_t *a,
                               const int64_t *params)
 {
     smp_t x;
-    int rc, k, packed = -1;
-    size_t n, most, base = 0;
+    int rc, k;
+    size_t n, most;
 
     rc = smp_open(&x, s, a, -1, TAGS_REDUCE, TAGS_OWN);
     if (rc != CH4COLL_OK)
         return rc;
     n = rs_blocks(&x, &most);
     smp_cut(&x, params[0], most, (size_t) a->size * a->elem.size);
-    if (x.npieces > 0)
-        rc = rs_pack(&x, n, &packed);
     for (k = 0; k < x.npieces && rc == CH4COLL_OK; k++) {
         size_t len = rs_layout(&x, k);
-        ch4coll_ref_t work = rs_work(&x, n, base);
-        int d1 = -1, d2 = -1;
-        rc = rs_in_node(&x, k, work, len, packed, &d1);
+        ch4coll_ref_t work;
+        int d0 = -1, d1 = -1, d2 = -1;
+        piece_open(&x, k);
+        work = rs_work(&x, k, n, len);
+        rc = rs_pack(&x, k, work, &d0);
+        if (rc == CH4COLL_OK)
+            rc = rs_in_node(&x, k, work, len, d0, &d1);
         if (rc == CH4COLL_OK)
             rc = rs_among_leaders(&x, k, work, d1, &d2);
         if (rc == CH4COLL_OK)
             rc = rs_scatter(&x, k, work, d2);
-        base += len;
+        piece_close(&x, k);
     }
     return smp_close(&x, rc);
 }

@@ -8,7 +8,8 @@
  * Commit: in-edges become CSR out-edges (succ[], one counting pass and one
  * fill pass), the in-degrees are kept for resetting the counters at start,
  * the vertices without dependencies are listed once, scratch buffers are
- * packed into one 64-byte aligned allocation, and the run-time arrays
+ * packed into one 64-byte aligned allocation (ring slots last, each as
+ * large as its largest generation), and the run-time arrays
  * (counters, ready queue, in-flight list, request slots) are allocated.
  *
  * Run: start copies the in-degrees into the counters and queues the roots;
@@ -47,9 +48,9 @@ int ch4coll_sched_init(ch4coll_sched_t *s, const ch4coll_elem_t *elem,
     s->nbufs = CH4COLL_BUF_FIRST_SCRATCH;
     s->cap_bufs = 8;
     s->bufs = ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->bufs);
-    s->scratch_bytes =
-        ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->scratch_bytes);
-    if (!s->bufs || !s->scratch_bytes)
+    s->slot = -1;
+    s->scratch_of = ch4coll_calloc((size_t) s->cap_bufs, sizeof *s->scratch_of);
+    if (!s->bufs || !s->scratch_of)
         s->status = CH4COLL_ERR_NOMEM;
     return s->status;
 }
@@ -59,7 +60,7 @@ void ch4coll_sched_destroy(ch4coll_sched_t *s)
     ch4coll_free(s->vtx);
     ch4coll_free(s->deps);
     ch4coll_free(s->bufs);
-    ch4coll_free(s->scratch_bytes);
+    ch4coll_free(s->scratch_of);
     ch4coll_free(s->scratch);
     ch4coll_free(s->succ);
     ch4coll_free(s->indeg);
@@ -127,29 +128,63 @@ static ch4coll_ref_t view_ref(const ch4coll_sched_t *s, ch4coll_ref_t r)
     return r;
 }
 
-int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
+static size_t aligned(size_t bytes)
 {
-    size_t bytes = 0;
+    return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+/* Scratch for nelems elements in slot (or of its own: -1). */
+static int scratch_in(ch4coll_sched_t *s, size_t nelems, int slot)
+{
+    ch4coll_scratch_t *sc;
 
     if (s->status != CH4COLL_OK || s->committed)
         return fail(s, s->committed ? CH4COLL_ERR_ARG : s->status);
     if (s->nbufs == s->cap_bufs) {
         int cap = s->cap_bufs * 2;
         void **b = ch4coll_realloc(s->bufs, (size_t) cap * sizeof *b);
-        size_t *sz;
         if (!b)
             return fail(s, CH4COLL_ERR_NOMEM);
         s->bufs = b;
-        sz = ch4coll_realloc(s->scratch_bytes, (size_t) cap * sizeof *sz);
-        if (!sz)
+        sc = ch4coll_realloc(s->scratch_of, (size_t) cap * sizeof *sc);
+        if (!sc)
             return fail(s, CH4COLL_ERR_NOMEM);
-        s->scratch_bytes = sz;
+        s->scratch_of = sc;
         s->cap_bufs = cap;
     }
+    sc = &s->scratch_of[s->nbufs];
+    sc->bytes = 0;
     if (nelems > 0)
-        bytes = (nelems - 1) * s->elem.extent + s->elem.true_extent;
-    s->scratch_bytes[s->nbufs] = bytes;
+        sc->bytes = (nelems - 1) * s->elem.extent + s->elem.true_extent;
+    sc->slot = slot;
+    sc->off = 0;
+    if (slot >= 0) {
+        sc->off = s->slot_fill;
+        s->slot_fill += aligned(sc->bytes);
+        if (s->slot_fill > s->slot_bytes[slot])
+            s->slot_bytes[slot] = s->slot_fill;
+    }
     return s->nbufs++;
+}
+
+int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems)
+{
+    return scratch_in(s, nelems, s->slot);
+}
+
+int ch4coll_sched_scratch_own(ch4coll_sched_t *s, size_t nelems)
+{
+    return scratch_in(s, nelems, -1);
+}
+
+void ch4coll_sched_scratch_slot(ch4coll_sched_t *s, int slot)
+{
+    if (slot >= CH4COLL_SCRATCH_SLOTS) {
+        fail(s, CH4COLL_ERR_ARG);
+        return;
+    }
+    s->slot = slot < 0 ? -1 : slot;
+    s->slot_fill = 0;
 }
 
 /* Dependencies that name a vertex (negative ones are ignored). */
@@ -312,23 +347,32 @@ int ch4coll_sched_fence(ch4coll_sched_t *s)
     return id;
 }
 
+/* One allocation: the buffers of their own in id order, then the slots. */
 static int bind_scratch(ch4coll_sched_t *s)
 {
-    size_t total = ch4coll_sched_scratch_total(s), off;
-    int b;
+    size_t total = ch4coll_sched_scratch_total(s), off = 0;
+    size_t base[CH4COLL_SCRATCH_SLOTS];
+    int b, r;
 
     if (total == 0)
         return CH4COLL_OK;
     s->scratch = ch4coll_malloc(total);
     if (!s->scratch)
         return CH4COLL_ERR_NOMEM;
-    off = 0;
-    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++) {
-        /* element 0's first byte is at base + true_lb */
-        s->bufs[b] = (char *) s->scratch + off - s->elem.true_lb;
-        off += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
-               SCRATCH_ALIGN;
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
+        if (s->scratch_of[b].slot < 0) {
+            /* element 0's first byte is at base + true_lb */
+            s->bufs[b] = (char *) s->scratch + off - s->elem.true_lb;
+            off += aligned(s->scratch_of[b].bytes);
+        }
+    for (r = 0; r < CH4COLL_SCRATCH_SLOTS; r++) {
+        base[r] = off;
+        off += s->slot_bytes[r];
     }
+    for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
+        if (s->scratch_of[b].slot >= 0)
+            s->bufs[b] = (char *) s->scratch + base[s->scratch_of[b].slot] +
+                         s->scratch_of[b].off - s->elem.true_lb;
     return CH4COLL_OK;
 }
 
@@ -407,11 +451,13 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
 size_t ch4coll_sched_scratch_total(const ch4coll_sched_t *s)
 {
     size_t total = 0;
-    int b;
+    int b, r;
 
     for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
-        total += (s->scratch_bytes[b] + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN *
-                 SCRATCH_ALIGN;
+        if (s->scratch_of[b].slot < 0)
+            total += aligned(s->scratch_of[b].bytes);
+    for (r = 0; r < CH4COLL_SCRATCH_SLOTS; r++)
+        total += s->slot_bytes[r];
     return total;
 }
 
@@ -425,7 +471,7 @@ size_t ch4coll_sched_bytes(const ch4coll_sched_t *s)
            nv * (sizeof *s->indeg + sizeof *s->roots + sizeof *s->pending +
                  sizeof *s->ready) +
            nc * (sizeof *s->act + CH4COLL_REQ_MAX + sizeof *s->done_idx) +
-           (size_t) s->cap_bufs * (sizeof *s->bufs + sizeof *s->scratch_bytes) +
+           (size_t) s->cap_bufs * (sizeof *s->bufs + sizeof *s->scratch_of) +
            ch4coll_sched_scratch_total(s);
 }
 
@@ -462,9 +508,9 @@ int ch4coll_sched_clone(ch4coll_sched_t *dst, const ch4coll_sched_t *src)
         src->succ, (size_t) (src->ndeps + 1) * sizeof *src->succ, &nomem);
     dst->indeg = dup_bytes(src->indeg, nv * sizeof *src->indeg, &nomem);
     dst->roots = dup_bytes(src->roots, nv * sizeof *src->roots, &nomem);
-    dst->scratch_bytes =
-        dup_bytes(src->scratch_bytes,
-                  (size_t) src->cap_bufs * sizeof *src->scratch_bytes, &nomem);
+    dst->scratch_of =
+        dup_bytes(src->scratch_of,
+                  (size_t) src->cap_bufs * sizeof *src->scratch_of, &nomem);
     dst->bufs = ch4coll_calloc((size_t) src->cap_bufs, sizeof *dst->bufs);
     dst->pending = ch4coll_malloc(nv * sizeof *dst->pending);
     dst->ready = ch4coll_malloc(nv * sizeof *dst->ready);
@@ -486,10 +532,13 @@ int ch4coll_sched_clone(ch4coll_sched_t *dst, const ch4coll_sched_t *src)
 size_t ch4coll_sched_scratch_size(const ch4coll_sched_t *s)
 {
     size_t total = 0;
-    int b;
+    int b, r;
 
     for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)
-        total += s->scratch_bytes[b];
+        if (s->scratch_of[b].slot < 0)
+            total += s->scratch_of[b].bytes;
+    for (r = 0; r < CH4COLL_SCRATCH_SLOTS; r++)
+        total += s->slot_bytes[r];
     return total;
 }
 

@@ -115,6 +115,16 @@ typedef struct {
     const int *deps;
 } ch4coll_view_t;
 
+/* Where a scratch buffer lives: memory of its own, or offset off in ring
+ * slot slot (see ch4coll_sched_scratch_slot). */
+typedef struct {
+    size_t bytes;
+    size_t off;
+    int slot; /* or -1 */
+} ch4coll_scratch_t;
+
+#define CH4COLL_SCRATCH_SLOTS 8
+
 typedef struct ch4coll_sched {
     /* built by the verbs */
     ch4coll_vtx_t *vtx;
@@ -135,9 +145,12 @@ typedef struct ch4coll_sched {
 
     /* buffers: bufs[0], bufs[1] bound at start; scratch bound at commit */
     void **bufs;
-    size_t *scratch_bytes; /* per buffer id, build time */
+    ch4coll_scratch_t *scratch_of; /* per buffer id, build time */
     int nbufs, cap_bufs;
-    void *scratch; /* the one scratch allocation */
+    int slot;         /* ring slot new scratch goes to, or -1 */
+    size_t slot_fill; /* bytes of the slot's current generation */
+    size_t slot_bytes[CH4COLL_SCRATCH_SLOTS]; /* its largest generation */
+    void *scratch;                            /* the one scratch allocation */
 
     /* built at commit */
     int32_t *succ; /* out-edges, CSR */
@@ -173,6 +186,22 @@ void ch4coll_sched_set_ntags(ch4coll_sched_t *s, int ntags);
  * buffer id.  Offsets into it are nelems-relative byte offsets
  * (i * elem.extent), exactly as for the user buffers. */
 int ch4coll_sched_scratch(ch4coll_sched_t *s, size_t nelems);
+/* The same, always in memory of its own (whatever the current slot). */
+int ch4coll_sched_scratch_own(ch4coll_sched_t *s, size_t nelems);
+
+/*
+ * Scratch reuse across pipeline pieces.  After ch4coll_sched_scratch_slot(s,
+ * r) (0 <= r < CH4COLL_SCRATCH_SLOTS) the scratch buffers asked for go to
+ * ring slot r, laid out from its start again: a new generation of the slot,
+ * sharing memory with the earlier ones.  The slot is as large as its
+ * largest generation.  The builder must order every vertex that uses an
+ * earlier generation before every vertex that uses the new one (a
+ * dependency on this rank; memory is per rank).  r = -1 (the default):
+ * every buffer gets memory of its own.  A composition that builds piece k
+ * into slot k mod D, each piece waiting for piece k - D, holds D pieces'
+ * scratch instead of all of them (algos/smp.c).
+ */
+void ch4coll_sched_scratch_slot(ch4coll_sched_t *s, int slot);
 
 int ch4coll_sched_send(ch4coll_sched_t *s, ch4coll_ref_t buf, size_t count,
                        int peer, int tag, int ndeps, const int *deps);
