@@ -4,8 +4,8 @@
  * maint/smpi-compare (collcheck.c is the checking one; both take their
  * buffers from colldata.h).
  *
- * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-m MAXBYTES]
- *                  [-L ALPHA,BETA]
+ * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-r ROOTS]
+ *                  [-m MAXBYTES] [-L ALPHA,BETA]
  *
  *   -c LIST    collectives, in this order (default all): allreduce, bcast,
  *              reduce, allgather, allgatherv, allgatherv:broadcast,
@@ -13,6 +13,10 @@
  *   -b LIST    message sizes in bytes (default 8,1024,65536,1048576)
  *   -i ITERS   timed calls per cell (default 1; the simulation is
  *              deterministic), reported as their mean
+ *   -r ROOTS   bcast and reduce: ITERS calls at each of ROOTS roots
+ *              spread over the ranks (j p / ROOTS, j < ROOTS), the mean
+ *              of all (default 1: root 0).  On a torus a chain's time
+ *              depends on where it starts: one root would tune for it.
  *   -m BYTES   skip a cell whose largest buffer exceeds BYTES (default
  *              4 GiB; an int count or displacement must fit anyway)
  *   -L A,B     also print the lower bound of every cell on the
@@ -27,7 +31,7 @@
  * allgatherv:broadcast and allgatherv:spike Träff et al.'s distributions
  * with base size BYTES (topo/distrib.h, ch4coll-info's dist=): rank 0
  * holds all BYTES or half of them, the others none or the other half in
- * equal parts.  Roots are rank 0.
+ * equal parts.  Roots are rank 0 unless -r says otherwise.
  *
  * Buffers come from SMPI_SHARED_MALLOC (colldata's shared mode): nothing
  * is filled or checked.  Each call follows a PMPI_Barrier; its time is
@@ -88,6 +92,7 @@ typedef struct {
     int count;            /* elements of MPI_INT or MPI_BYTE per block */
     int *sbuf, *rbuf;     /* shared */
     int *counts, *displs; /* allgatherv */
+    int root;             /* bcast, reduce */
 } cell_t;
 
 /* Ints of colldata's buffers that hold `bytes` (colldata counts in w-int
@@ -182,9 +187,9 @@ static int call(const bench_t *b, const cell_t *c)
     case ALLREDUCE:
         return MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, w);
     case BCAST:
-        return MPI_Bcast(r, n, MPI_BYTE, 0, w);
+        return MPI_Bcast(r, n, MPI_BYTE, c->root, w);
     case REDUCE:
-        return MPI_Reduce(s, r, n, MPI_INT, MPI_SUM, 0, w);
+        return MPI_Reduce(s, r, n, MPI_INT, MPI_SUM, c->root, w);
     case ALLGATHER:
         return MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, w);
     case ALLGATHERV:
@@ -237,15 +242,16 @@ static double max_to_root(const cd_env_t *e, double t)
     return t;
 }
 
-/* Time one cell (iters calls, mean of the maximum over ranks) and print
- * it; returns the number of failed calls on rank 0. */
+/* Time one cell (iters calls at each of roots roots for bcast and reduce,
+ * mean of the maximum over ranks) and print it; returns the number of
+ * failed calls on rank 0. */
 static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
-                      size_t max_bytes)
+                      int roots, size_t max_bytes)
 {
     cell_t c = {.e = e};
     size_t big = largest(b, e->size, bytes);
     double t, sum = 0;
-    int i, rc = MPI_SUCCESS;
+    int i, n, rc = MPI_SUCCESS;
     ch4coll_stats_t before;
     char ran[256];
 
@@ -256,7 +262,12 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
         return 0;
     }
     cell_alloc(&c, b, bytes);
-    for (i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+    if (b->kind != BCAST && b->kind != REDUCE)
+        roots = 1;
+    roots = roots < e->size ? roots : e->size;
+    n = iters * roots;
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        c.root = (int) ((long) (i / iters) * e->size / roots);
         ch4coll_get_stats(&before);
         PMPI_Barrier(MPI_COMM_WORLD);
         t = MPI_Wtime();
@@ -267,7 +278,7 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
     ran_by(&before, ran, sizeof ran);
     cell_free(&c);
     if (e->rank == 0 && rc == MPI_SUCCESS)
-        printf("collbench,%s,%zu,%.9g,%s\n", b->name, bytes, sum / iters, ran);
+        printf("collbench,%s,%zu,%.9g,%s\n", b->name, bytes, sum / n, ran);
     else if (e->rank == 0)
         printf("collbench,%s,%zu,fail,MPI error %d\n", b->name, bytes, rc);
     fflush(stdout);
@@ -278,7 +289,7 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
 
 typedef struct {
     const bench_t *run[NBENCHES];
-    int nrun, nsizes, iters;
+    int nrun, nsizes, iters, roots;
     size_t sizes[MAX_SIZES], max_bytes;
     const char *model; /* -L "alpha,beta" or NULL */
 } options_t;
@@ -286,7 +297,7 @@ typedef struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: collbench [-c COLL,...] [-b BYTES,...] "
-                    "[-i ITERS] [-m MAXBYTES] [-L ALPHA,BETA]\n");
+                    "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-L ALPHA,BETA]\n");
     exit(2);
 }
 
@@ -329,11 +340,11 @@ static void parse(int argc, char **argv, options_t *o)
 {
     int ch, i;
 
-    *o = (options_t){.iters = 1, .max_bytes = (size_t) 4 << 30};
+    *o = (options_t){.iters = 1, .roots = 1, .max_bytes = (size_t) 4 << 30};
     for (i = 0; i < NBENCHES; i++)
         o->run[o->nrun++] = &benches[i];
     parse_sizes(o, "8,1024,65536,1048576");
-    while ((ch = getopt(argc, argv, "c:b:i:m:L:")) != -1) {
+    while ((ch = getopt(argc, argv, "c:b:i:r:m:L:")) != -1) {
         switch (ch) {
         case 'c':
             parse_colls(o, optarg);
@@ -343,6 +354,9 @@ static void parse(int argc, char **argv, options_t *o)
             break;
         case 'i':
             o->iters = atoi(optarg);
+            break;
+        case 'r':
+            o->roots = atoi(optarg);
             break;
         case 'm':
             o->max_bytes = strtoull(optarg, NULL, 10);
@@ -354,7 +368,8 @@ static void parse(int argc, char **argv, options_t *o)
             usage();
         }
     }
-    if (o->iters < 1 || o->nrun < 1 || o->nsizes < 1 || optind != argc)
+    if (o->iters < 1 || o->roots < 1 || o->nrun < 1 || o->nsizes < 1 ||
+        optind != argc)
         usage();
 }
 
@@ -412,7 +427,8 @@ static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
         cell_free(&c);
     }
     for (k = 0; k < o->nsizes; k++)
-        failed += bench_cell(e, b, o->sizes[k], o->iters, o->max_bytes);
+        failed +=
+            bench_cell(e, b, o->sizes[k], o->iters, o->roots, o->max_bytes);
     return failed;
 }
 
