@@ -13,6 +13,7 @@
 
 #include "../select/config.h"
 #include "../select/select.h"
+#include "../util/lock.h"
 #include "../util/util.h"
 #include "host.h"
 #include "verify.h"
@@ -20,6 +21,7 @@
 int ch4coll_node_ranks = 1;
 unsigned ch4coll_comm_epoch;
 static ch4coll_comm_t *all_states;
+static int threads_multiple; /* MPI_THREAD_MULTIPLE on some rank */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 void ch4coll_comm_unlink(ch4coll_comm_t *c)
@@ -36,15 +38,25 @@ void ch4coll_comm_unlink(ch4coll_comm_t *c)
     pthread_mutex_unlock(&lock);
 }
 
-void ch4coll_comm_threads(int multi)
+void ch4coll_comm_threads(int multi, int can_lock)
 {
+    threads_multiple = multi;
     if (!multi || !ch4coll_config.enable)
         return;
+    if (can_lock) {
+        ch4coll_locking = 1;
+        if (ch4coll_log_rank <= 0)
+            ch4coll_log(CH4COLL_LOG_INFO,
+                        "MPI_THREAD_MULTIPLE: ch4coll's state is guarded by "
+                        "its process lock");
+        return;
+    }
     ch4coll_config.enable = 0;
     if (ch4coll_log_rank <= 0)
         ch4coll_log(CH4COLL_LOG_WARN,
                     "notice: MPI_THREAD_MULTIPLE: every collective goes to "
-                    "the host MPI (ch4coll's executor is not thread-safe)");
+                    "the host MPI (ch4coll inside MPICH runs only below "
+                    "MPI_THREAD_MULTIPLE)");
 }
 
 void ch4coll_comm_release(ch4coll_comm_t *c)
@@ -113,7 +125,7 @@ static int locality(ch4coll_comm_t *c)
     c->loc.nodes = s->nodes;
     c->loc.consecutive = s->node_consecutive;
     c->loc.node_of = c->node_of;
-    s->multi_threaded = ch4coll_host_thread_multiple();
+    s->multi_threaded = threads_multiple;
     return CH4COLL_OK;
 }
 

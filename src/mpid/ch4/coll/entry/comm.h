@@ -71,11 +71,13 @@ void ch4coll_comm_unlink(ch4coll_comm_t *c);
  * must unlink it. */
 void ch4coll_comm_release_all(void (*drop)(ch4coll_comm_t *));
 
-/* MPI_THREAD_MULTIPLE (multi: provided on some rank): ch4coll's executor,
- * cache and request lists are not thread-safe, so every collective goes
- * to the host MPI, as with MPIR_CVAR_CH4COLL_ENABLE=0, and rank 0 says so
- * once.  Called by the mode at initialisation, before any state exists. */
-void ch4coll_comm_threads(int multi);
+/* MPI_THREAD_MULTIPLE (multi: provided on some rank, the same answer on
+ * every rank; the selection key is_multi_threaded reads it).  A mode that
+ * can_lock (preload) then guards ch4coll's state with the process lock
+ * (util/lock.h); inside MPICH every collective goes to the host MPI, as
+ * with MPIR_CVAR_CH4COLL_ENABLE=0, and rank 0 says so once.  Called by the
+ * mode at initialisation, before any state exists. */
+void ch4coll_comm_threads(int multi, int can_lock);
 
 /* Bumped whenever a state is unlinked (lookup caches compare it). */
 extern unsigned ch4coll_comm_epoch;

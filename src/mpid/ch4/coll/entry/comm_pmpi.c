@@ -36,6 +36,7 @@
 
 #include "../select/config.h"
 #include "../select/select.h"
+#include "../util/lock.h"
 #include "../util/util.h"
 #include "host.h"
 #include "nbc.h"
@@ -74,12 +75,14 @@ static int delete_state(MPI_Comm comm, int kv, void *val, void *extra)
     (void) comm;
     (void) kv;
     (void) extra;
+    ch4coll_lock(); /* held already when MPI_Comm_free came through us */
     ch4coll_comm_unlink(c);
     c->user = MPI_COMM_NULL;
     if (c->refs > 0)
         c->doomed = 1;
     else
         ch4coll_comm_release(c);
+    ch4coll_unlock();
     return MPI_SUCCESS;
 }
 
@@ -95,10 +98,12 @@ static int finalize_all(MPI_Comm comm, int kv, void *val, void *extra)
     (void) kv;
     (void) val;
     (void) extra;
+    ch4coll_lock();
     ch4coll_comm_release_all(delete_attr);
     PMPI_Comm_free_keyval(&keyval);
     ch4coll_select_finalize();
     initialized = 0;
+    ch4coll_unlock();
     return MPI_SUCCESS;
 }
 
@@ -166,7 +171,12 @@ static int init_once(int collective)
     }
     if (ch4coll_config.fallback != CH4COLL_FALLBACK_ERROR)
         rc = CH4COLL_OK; /* reported; defaults are in use */
-    ch4coll_comm_threads(any_multi_threaded(collective));
+#ifdef CH4COLL_SMPI
+    /* simulated ranks share threads: a lock would hold up the simulation */
+    ch4coll_comm_threads(any_multi_threaded(collective), 0);
+#else
+    ch4coll_comm_threads(any_multi_threaded(collective), 1);
+#endif
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL);
     if (self_keyval == MPI_KEYVAL_INVALID)
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all,
@@ -348,8 +358,10 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
 
 void ch4coll_finalize(void)
 {
+    ch4coll_lock();
     if (initialized && self_keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_delete_attr(MPI_COMM_SELF, self_keyval); /* finalize_all */
+    ch4coll_unlock();
 }
 
 int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out)
@@ -832,12 +844,15 @@ int ch4coll_run(const ch4coll_call_t *call)
 {
     ch4coll_comm_t *c;
     ch4coll_centry_t *e;
-    int rc = state_for(call, 0, &c);
+    int rc;
 
+    ch4coll_lock();
+    rc = state_for(call, 0, &c);
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_lookup(c, call, 0, &e);
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_execute(c, e, call);
+    ch4coll_unlock();
     return rc;
 }
 

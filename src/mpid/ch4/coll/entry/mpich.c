@@ -84,7 +84,7 @@ static void init_once(void)
     ch4coll_getenv = ch4coll_mpich_cvar;
     ch4coll_config_load();
     ch4coll_select_init();
-    ch4coll_comm_threads(ch4coll_host_thread_multiple());
+    ch4coll_comm_threads(ch4coll_host_thread_multiple(), 0);
     ch4coll_node_ranks =
         MPIR_Process.local_size > 0 ? MPIR_Process.local_size : 1;
     MPIR_Progress_hook_register(progress_hook, &hook_id);

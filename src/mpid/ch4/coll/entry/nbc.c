@@ -36,10 +36,11 @@
 #include "nbc.h"
 
 #include <limits.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../util/lock.h"
 #include "../util/util.h"
 #include "comm.h"
 #include "host.h"
@@ -198,7 +199,7 @@ static void activate(nbreq_t *q)
     if (active_head)
         active_head->prev = q;
     active_head = q;
-    ch4coll_nb_nactive++;
+    __atomic_fetch_add(&ch4coll_nb_nactive, 1, __ATOMIC_RELAXED);
 }
 
 static void deactivate(nbreq_t *q)
@@ -210,7 +211,7 @@ static void deactivate(nbreq_t *q)
     if (q->next)
         q->next->prev = q->prev;
     q->active = 0;
-    ch4coll_nb_nactive--;
+    __atomic_fetch_sub(&ch4coll_nb_nactive, 1, __ATOMIC_RELAXED);
 }
 
 /* The schedule is done (rc: how it ended): unpack, complete the
@@ -257,8 +258,7 @@ static int launch(nbreq_t *q)
 
 /* ------------------------------------------------------------- entry */
 
-int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
-                      MPI_Request *req)
+static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
 {
     ch4coll_comm_t *c;
     ch4coll_inst_t *in;
@@ -298,6 +298,17 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
     return persistent ? MPI_SUCCESS : launch(q);
 }
 
+int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
+                      MPI_Request *req)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = create(call, persistent, req);
+    ch4coll_unlock();
+    return rc;
+}
+
 /* Not re-entered: an error handler that finish() calls may call MPI, whose
  * wrappers would walk the list being walked. */
 int ch4coll_nb_progress(void)
@@ -306,8 +317,11 @@ int ch4coll_nb_progress(void)
     nbreq_t *q, *next;
     int n = 0, progressed, done, rc;
 
-    if (busy)
+    ch4coll_lock();
+    if (busy) {
+        ch4coll_unlock();
         return 0;
+    }
     busy = 1;
     for (q = active_head; q; q = next) {
         next = q->next;
@@ -317,6 +331,7 @@ int ch4coll_nb_progress(void)
         n += progressed || rc != CH4COLL_OK;
     }
     busy = 0;
+    ch4coll_unlock();
     return n;
 }
 
@@ -329,8 +344,7 @@ int ch4coll_nb_wait_until(int (*test)(void *ctx, int *flag), void *ctx)
         rc = test(ctx, &flag);
         if (rc != MPI_SUCCESS || flag)
             return rc;
-        if (!moved && yield)
-            sched_yield();
+        ch4coll_lock_pause(!moved && yield);
     }
 }
 
@@ -344,7 +358,7 @@ static int request_error(const nbreq_t *q, const char *what)
     return MPI_ERR_REQUEST;
 }
 
-int ch4coll_nb_start(MPI_Request *req, int *handled)
+static int start(MPI_Request *req, int *handled)
 {
     nbreq_t *q = find(*req);
     int rc;
@@ -358,7 +372,17 @@ int ch4coll_nb_start(MPI_Request *req, int *handled)
     return rc != MPI_SUCCESS ? rc : launch(q);
 }
 
-int ch4coll_nb_request_free(MPI_Request *req, int *handled)
+int ch4coll_nb_start(MPI_Request *req, int *handled)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = start(req, handled);
+    ch4coll_unlock();
+    return rc;
+}
+
+static int request_free(MPI_Request *req, int *handled)
 {
     nbreq_t *q = find(*req);
 
@@ -373,12 +397,28 @@ int ch4coll_nb_request_free(MPI_Request *req, int *handled)
     return PMPI_Request_free(req);
 }
 
+int ch4coll_nb_request_free(MPI_Request *req, int *handled)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = request_free(req, handled);
+    ch4coll_unlock();
+    return rc;
+}
+
 int ch4coll_nb_cancel(MPI_Request *req, int *handled)
 {
-    nbreq_t *q = find(*req);
+    nbreq_t *q;
+    int rc = MPI_SUCCESS;
 
+    ch4coll_lock();
+    q = find(*req);
     *handled = q != NULL;
-    return q ? request_error(q, "MPI_Cancel on a") : MPI_SUCCESS;
+    if (q)
+        rc = request_error(q, "MPI_Cancel on a");
+    ch4coll_unlock();
+    return rc;
 }
 
 /* MPI_Finalize with collectives in flight: MPI makes it erroneous, but
@@ -398,13 +438,13 @@ static int drain(void)
             idle_since = PMPI_Wtime();
         else if (PMPI_Wtime() - idle_since > FINALIZE_STALL)
             break;
-        else if (yield)
-            sched_yield();
+        else
+            ch4coll_lock_pause(yield);
     }
     return ch4coll_nb_nactive;
 }
 
-int ch4coll_nb_finalize(void)
+static int nb_finalize(void)
 {
     int b, n = ch4coll_nb_nactive, left;
     nbreq_t *q, *next;
@@ -425,6 +465,10 @@ int ch4coll_nb_finalize(void)
                         "collective(s) made no progress for %.0f s (did "
                         "every rank start them?); calling MPI_Abort",
                         left, FINALIZE_STALL);
+            /* the launcher forwards stderr asynchronously and the abort
+             * tears its forwarders down: give the line time to get out
+             * (runtests once lost it under load) */
+            usleep(200000);
             PMPI_Abort(MPI_COMM_WORLD, 1);
             return 1;
         }
@@ -447,4 +491,14 @@ int ch4coll_nb_finalize(void)
         PMPI_Comm_free(&token_comm);
     next_token_tag = 0;
     return 0;
+}
+
+int ch4coll_nb_finalize(void)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = nb_finalize();
+    ch4coll_unlock();
+    return rc;
 }

@@ -21,7 +21,9 @@ int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
 extern int ch4coll_nb_nactive;
 static inline int ch4coll_nb_outstanding(void)
 {
-    return ch4coll_nb_nactive > 0;
+    /* read without the lock (util/lock.h): a hint, every caller that acts
+     * on it takes the lock */
+    return __atomic_load_n(&ch4coll_nb_nactive, __ATOMIC_RELAXED) > 0;
 }
 
 /* Move every collective in flight on; returns how many made progress. */

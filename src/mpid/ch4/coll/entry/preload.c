@@ -10,7 +10,8 @@
  * ch4coll nonblocking collective; preload_nb.c has the nonblocking side).
  * MPI_Init and MPI_Init_thread are wrapped to read the CVARs once, before any
  * collective; MPI_Type_free and MPI_Op_free to keep the schedule cache
- * from outliving the handles it is keyed by.
+ * from outliving the handles it is keyed by; MPI_Comm_free and
+ * MPI_Comm_disconnect for the lock order at MPI_THREAD_MULTIPLE.
  */
 #include <mpi.h>
 
@@ -18,6 +19,7 @@
 
 #include "../algos/algo.h"
 #include "../select/config.h"
+#include "../util/lock.h"
 #include "../util/util.h"
 #include "calls.h"
 #include "comm.h"
@@ -32,8 +34,10 @@ static int after_init(int rc)
     ch4coll_comm_t *c;
 
     if (rc == MPI_SUCCESS && ch4coll_init() == CH4COLL_OK) {
+        ch4coll_lock();
         if (ch4coll_config.enable)
             ch4coll_comm_get(MPI_COMM_WORLD, &c);
+        ch4coll_unlock();
         return rc;
     }
     if (rc == MPI_SUCCESS) {
@@ -61,22 +65,49 @@ CH4COLL_API int MPI_Init_thread(int *argc, char ***argv, int required,
 /* Cache keys hold datatype and op handles, and the argument checks
  * remember handles that passed; a freed handle may come back naming
  * something else, so it is forgotten first. */
+static void forget(MPI_Datatype dt, MPI_Op op)
+{
+    ch4coll_lock();
+    ch4coll_comm_forget(dt, op);
+    ch4coll_pmpi_args_forget(dt, op);
+    ch4coll_unlock();
+}
+
 CH4COLL_API int MPI_Type_free(MPI_Datatype *dt)
 {
-    if (dt) {
-        ch4coll_comm_forget(*dt, MPI_OP_NULL);
-        ch4coll_pmpi_args_forget(*dt, MPI_OP_NULL);
-    }
+    if (dt)
+        forget(*dt, MPI_OP_NULL);
     return PMPI_Type_free(dt);
 }
 
 CH4COLL_API int MPI_Op_free(MPI_Op *op)
 {
-    if (op) {
-        ch4coll_comm_forget(MPI_DATATYPE_NULL, *op);
-        ch4coll_pmpi_args_forget(MPI_DATATYPE_NULL, *op);
-    }
+    if (op)
+        forget(MPI_DATATYPE_NULL, *op);
     return PMPI_Op_free(op);
+}
+
+/* Freeing a communicator runs ch4coll's attribute callback inside the
+ * host MPI (comm_pmpi.c: delete_state); at MPI_THREAD_MULTIPLE ch4coll's
+ * lock is taken before the host's, as everywhere (util/lock.h). */
+CH4COLL_API int MPI_Comm_free(MPI_Comm *comm)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = PMPI_Comm_free(comm);
+    ch4coll_unlock();
+    return rc;
+}
+
+CH4COLL_API int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    int rc;
+
+    ch4coll_lock();
+    rc = PMPI_Comm_disconnect(comm);
+    ch4coll_unlock();
+    return rc;
 }
 
 /* The host MPI's collective.  While ch4coll is enabled, its nonblocking

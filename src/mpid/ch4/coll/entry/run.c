@@ -21,13 +21,13 @@
 
 #include "ch4coll.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../algos/algo.h"
 #include "../select/config.h"
 #include "../select/select.h"
+#include "../util/lock.h"
 #include "../util/util.h"
 #include "comm.h"
 #include "host.h"
@@ -559,9 +559,10 @@ static int wait_done(ch4coll_sched_t *s, int yield)
 {
     int rc, progressed, others;
 
-    /* a transport that would rather block than poll, and no nonblocking
-     * collective needing progress meanwhile */
-    if (s->tp->waitsome && !ch4coll_host_busy())
+    /* a transport that would rather block than poll, no nonblocking
+     * collective needing progress meanwhile, and no other thread that
+     * could want the lock */
+    if (s->tp->waitsome && !ch4coll_host_busy() && !ch4coll_locking)
         return ch4coll_sched_wait(s);
     for (;;) {
         rc = ch4coll_sched_progress(s, &progressed);
@@ -570,8 +571,7 @@ static int wait_done(ch4coll_sched_t *s, int yield)
         /* outstanding nonblocking collectives move on meanwhile: a peer
          * may be waiting for them before it joins this call */
         others = ch4coll_host_progress_others();
-        if (!progressed && !others && yield)
-            sched_yield();
+        ch4coll_lock_pause(!progressed && !others && yield);
     }
 }
 
@@ -627,23 +627,46 @@ static int end(ch4coll_comm_t *c, void *const *stage, const ch4coll_bind_t *io,
     return move_side(&rv, (void *) call->rcv.buf, stage[1], 1);
 }
 
-static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
-                   const ch4coll_call_t *call)
+/* Run sched with its stage and binding from start to finish.  direct: it
+ * may block in the host MPI for a one-message schedule. */
+static int run_to_end(ch4coll_comm_t *c, ch4coll_sched_t *sched,
+                      void *const *stage, const ch4coll_bind_t *io,
+                      const ch4coll_call_t *call, int direct)
 {
     const void *sbuf;
     void *rbuf;
-    int rc = bind(c, e->stage, &e->bind, call, &sbuf, &rbuf);
+    int rc = bind(c, stage, io, call, &sbuf, &rbuf);
 
     if (rc == CH4COLL_OK)
-        rc = ch4coll_sched_start(&e->sched, sbuf, rbuf,
-                                 ch4coll_comm_next_tag(c, e->sched.ntags),
-                                 c->tp, c->tp_ctx);
+        rc = ch4coll_sched_start(sched, sbuf, rbuf,
+                                 ch4coll_comm_next_tag(c, sched->ntags), c->tp,
+                                 c->tp_ctx);
+    if (rc == CH4COLL_OK && !(direct && ch4coll_sched_run_direct(sched, &rc)))
+        rc = wait_done(sched, c->yield);
+    return rc == CH4COLL_OK ? end(c, stage, io, call) : rc;
+}
 
-    /* one message and a core of our own: block in the host MPI */
-    if (rc == CH4COLL_OK && !(!c->yield && !ch4coll_host_busy() &&
-                              ch4coll_sched_run_direct(&e->sched, &rc)))
-        rc = wait_done(&e->sched, c->yield);
-    return rc == CH4COLL_OK ? end(c, e->stage, &e->bind, call) : rc;
+/* The entry's own schedule.  At MPI_THREAD_MULTIPLE the wait lets go of
+ * the lock, and meanwhile another thread may free a datatype or op the
+ * entry is keyed by, which evicts it: the call runs an instance then,
+ * which outlives its entry (sched/cache.h).  It never blocks in the host
+ * there, and otherwise only with a core of its own and no nonblocking
+ * collective that would wait meanwhile. */
+static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
+                   const ch4coll_call_t *call)
+{
+    ch4coll_inst_t *in;
+    int rc;
+
+    if (!ch4coll_locking)
+        return run_to_end(c, &e->sched, e->stage, &e->bind, call,
+                          !c->yield && !ch4coll_host_busy());
+    in = ch4coll_cache_acquire(e);
+    if (!in)
+        return CH4COLL_ERR_NOMEM;
+    rc = run_to_end(c, &in->sched, in->stage, &in->bind, call, 0);
+    ch4coll_cache_release(in);
+    return rc;
 }
 
 #define mpi_error ch4coll_host_error

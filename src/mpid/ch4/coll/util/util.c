@@ -1,8 +1,10 @@
 /*
- * util.c - counted allocation and the one logger of the library.
+ * util.c - counted allocation, the one logger of the library, and the
+ * process lock (lock.h).
  */
 #include "util.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,52 @@ int ch4coll_log_level = 0;
 int ch4coll_log_rank = -1;
 
 static uint64_t alloc_calls;
+
+/* ------------------------------------------------ lock.h: ticket lock */
+
+#include "lock.h"
+
+int ch4coll_locking;
+static unsigned lock_next, lock_serving; /* tickets handed out, served */
+static __thread int lock_depth;          /* this thread's holds */
+
+void ch4coll_lock_enter(void)
+{
+    unsigned t;
+
+    if (lock_depth++ > 0)
+        return;
+    t = __atomic_fetch_add(&lock_next, 1, __ATOMIC_RELAXED);
+    while (__atomic_load_n(&lock_serving, __ATOMIC_ACQUIRE) != t)
+        sched_yield();
+}
+
+void ch4coll_lock_leave(void)
+{
+    if (--lock_depth > 0)
+        return;
+    /* only the holder writes lock_serving */
+    __atomic_store_n(&lock_serving, lock_serving + 1, __ATOMIC_RELEASE);
+}
+
+void ch4coll_lock_pause_held(int idle)
+{
+    int depth = lock_depth;
+
+    if (depth == 0) {
+        if (idle)
+            sched_yield();
+        return;
+    }
+    lock_depth = 1;
+    ch4coll_lock_leave();
+    if (idle)
+        sched_yield();
+    ch4coll_lock_enter();
+    lock_depth = depth;
+}
+
+/* ---------------------------------------------------------- allocation */
 
 static void count_alloc(void)
 {
