@@ -213,6 +213,7 @@ static void order_case(void)
 {
     MPI_Comm a, b;
     MPI_Request req[2];
+    MPI_Status st[2];
     int va[VEC], vb[VEC], ra[VEC], rb[VEC];
 
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
@@ -226,7 +227,7 @@ static void order_case(void)
         MPI_Iallreduce(vb, rb, VEC, MPI_INT, MPI_SUM, b, &req[1]);
         MPI_Iallreduce(va, ra, VEC, MPI_INT, MPI_SUM, a, &req[0]);
     }
-    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, req, st); /* not STATUSES_IGNORE: gcc 12 misreads it */
     check(sum_ok(ra, VEC, 1) && sum_ok(rb, VEC, 2),
           "two communicators started in opposite orders");
     MPI_Comm_free(&a);
@@ -254,8 +255,10 @@ static void many_case(void)
 static void persistent_case(void)
 {
     MPI_Request req[2];
+    MPI_Status st[2];
     int v[VEC], r[VEC], b[VEC], run, i, ok = 1, root = size - 1;
 
+    fill(v, VEC, 0); /* init reads nothing yet, but gcc cannot know */
     MPI_Allreduce_init(v, r, VEC, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                        MPI_INFO_NULL, &req[0]);
     MPI_Bcast_init(b, VEC, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL,
@@ -265,7 +268,7 @@ static void persistent_case(void)
         for (i = 0; i < VEC; i++)
             b[i] = rank == root ? run * 100 + i : -1;
         MPI_Startall(2, req);
-        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2, req, st); /* not STATUSES_IGNORE: gcc 12 misreads it */
         ok = ok && sum_ok(r, VEC, run);
         for (i = 0; i < VEC; i++)
             ok = ok && b[i] == run * 100 + i;

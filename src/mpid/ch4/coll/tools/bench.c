@@ -15,6 +15,12 @@
  * over ranks of each rank's (t1 - t0) / iterations, as OSU reports it.
  * The table shows the median over rounds and the minimum over rounds.
  *
+ * Threads (--threads T): T threads of each rank run the collective at
+ * once, each on its own duplicate of MPI_COMM_WORLD, at
+ * MPI_THREAD_MULTIPLE; a loop's time is the wall time from before the
+ * threads start their timed calls until the last one ends, divided by the
+ * calls each made.
+ *
  * Helper traffic (barriers, the reduction of timings, error agreement)
  * goes through PMPI_ so that it neither runs ch4coll nor changes
  * ch4coll_last_decision().
@@ -25,6 +31,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,7 @@
 #define BENCH_MAX_ROUNDS      1000
 #define BENCH_LARGE           8192 /* above this, fewer iterations */
 #define BENCH_LARGE_MIN_ITERS 10
+#define BENCH_MAX_THREADS     16
 
 enum {
     BENCH_BCAST,
@@ -94,6 +102,7 @@ typedef struct {
     int type;                /* -t: index into rtypes */
     int overlap;             /* --overlap */
     long long test_every;    /* --test-every */
+    long long threads;       /* --threads */
     int help;                /* -h */
 } options_t;
 
@@ -107,8 +116,9 @@ static const struct {
               {"int", MPI_INT, 4},
               {"char", MPI_CHAR, 1}};
 
-/* One benchmark run: communicator, buffers, the current message size. */
-typedef struct {
+/* One benchmark run: communicator, buffers, the current message size;
+ * with --threads, the per-thread copies that run the timed loops. */
+typedef struct bench {
     int coll, rank, p;
     MPI_Comm comm;
     MPI_Datatype dt;
@@ -116,6 +126,8 @@ typedef struct {
     int *counts, *displs; /* v-variants: equal counts, i * count */
     int count;            /* elements per rank block */
     int esize;            /* bytes per element */
+    int nthreads;         /* --threads; workers[] when more than 1 */
+    struct bench *workers;
 } bench_t;
 
 /* ------------------------------------------------------------ options */
@@ -178,6 +190,12 @@ static void usage(FILE *f)
         "      --test-every N        with --overlap: call MPI_Test N times\n"
         "                            spread over the compute phase "
         "(default 0)\n"
+        "      --threads T           T threads per rank (1..%d, default 1) "
+        "run the\n"
+        "                            collective at once, each on its own\n"
+        "                            communicator, at MPI_THREAD_MULTIPLE "
+        "(see\n"
+        "                            Threads)\n"
         "  -h, --help                print this text\n"
         "\n"
         "Data: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan "
@@ -215,10 +233,18 @@ static void usage(FILE *f)
         "[0, 100].\n"
         "Each side computes for its own Pure time.\n"
         "\n"
+        "Threads (--threads T): every rank runs T threads, each calling the\n"
+        "collective on its own duplicate of MPI_COMM_WORLD; a timed loop is "
+        "the wall\n"
+        "time from the barrier until the last thread's last call, divided by "
+        "the\n"
+        "calls of one thread.  Native threads call PMPI_Xxx, ch4coll's "
+        "MPI_Xxx.\n"
+        "\n"
         "Exit status: 0 on success, 2 for a bad option, 1 for a runtime "
         "error.\n",
         BENCH_MAX_SIZE, BENCH_LARGE, BENCH_LARGE_MIN_ITERS, BENCH_LARGE,
-        BENCH_MAX_ROUNDS);
+        BENCH_MAX_ROUNDS, BENCH_MAX_THREADS);
 }
 
 /* Strict decimal integer in [min, max]: no sign games, no trailing text. */
@@ -407,6 +433,12 @@ static int parse_value(int opt, const char *arg, options_t *o, char *err,
                      "[0, %lld]",
                      arg, BENCH_MAX_COUNT);
         return rc;
+    case 'P':
+        rc = parse_num(arg, 1, BENCH_MAX_THREADS, &o->threads);
+        if (rc != 0)
+            snprintf(err, len, "--threads '%s': expected an integer in [1, %d]",
+                     arg, BENCH_MAX_THREADS);
+        return rc;
     case 't':
         for (o->type = 0; o->type < (int) (sizeof rtypes / sizeof rtypes[0]);
              o->type++)
@@ -432,6 +464,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
         {"type", required_argument, NULL, 't'},
         {"overlap", no_argument, NULL, 'O'},
         {"test-every", required_argument, NULL, 'T'},
+        {"threads", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int opt;
@@ -446,6 +479,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     o->type = 0;
     o->overlap = 0;
     o->test_every = 0;
+    o->threads = 1;
     o->help = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":c:m:i:x:r:a:t:h", longopts,
@@ -472,6 +506,10 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     if (o->overlap && o->coll != BENCH_ALLREDUCE && o->coll != BENCH_BCAST) {
         snprintf(err, len, "--overlap times allreduce or bcast, not %s",
                  colls[o->coll].name);
+        return -1;
+    }
+    if (o->overlap && o->threads > 1) {
+        snprintf(err, len, "--threads does not combine with --overlap");
         return -1;
     }
     if (o->test_every && !o->overlap) {
@@ -521,6 +559,15 @@ static int alloc_buffers(bench_t *b, const options_t *o)
 
 static void free_buffers(bench_t *b)
 {
+    int t;
+
+    for (t = 0; b->workers && t < b->nthreads; t++) {
+        free_buffers(&b->workers[t]);
+        if (b->workers[t].comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&b->workers[t].comm);
+    }
+    free(b->workers);
+    b->workers = NULL;
     free(b->sbuf);
     free(b->rbuf);
     free(b->counts);
@@ -536,6 +583,8 @@ static void set_size(bench_t *b, long long size)
         b->counts[i] = b->count;
         b->displs[i] = i * b->count;
     }
+    for (i = 0; b->workers && i < b->nthreads; i++)
+        set_size(&b->workers[i], size);
 }
 
 /* --------------------------------------------------------------- calls */
@@ -600,22 +649,73 @@ static int call_coll(const bench_t *b, int native)
     return MPI_ERR_OTHER;
 }
 
+/* n calls; the first error, or MPI_SUCCESS. */
+static int call_n(const bench_t *b, int native, long long n)
+{
+    long long i;
+    int rc = MPI_SUCCESS;
+
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = call_coll(b, native);
+    return rc;
+}
+
+/* --threads: one thread's share of a loop. */
+typedef struct {
+    pthread_t id;
+    const bench_t *b;
+    int native, rc;
+    long long n;
+} worker_t;
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+
+    w->rc = call_n(w->b, w->native, w->n);
+    return NULL;
+}
+
+/* n calls in each of b's threads at once (or in this one). */
+static int call_all(const bench_t *b, int native, long long n)
+{
+    worker_t w[BENCH_MAX_THREADS];
+    int t, started, rc = MPI_SUCCESS;
+
+    if (b->nthreads <= 1)
+        return call_n(b, native, n);
+    for (started = 0; started < b->nthreads; started++) {
+        w[started] =
+            (worker_t){.b = &b->workers[started], .native = native, .n = n};
+        if (pthread_create(&w[started].id, NULL, worker_main, &w[started]))
+            break;
+    }
+    for (t = 0; t < started; t++) {
+        pthread_join(w[t].id, NULL);
+        if (w[t].rc != MPI_SUCCESS)
+            rc = w[t].rc;
+    }
+    /* a thread that did not start would leave its peers waiting */
+    if (started < b->nthreads) {
+        fprintf(stderr, "ch4coll-bench: cannot start thread %d\n", started);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return rc;
+}
+
 /* Warmup, barrier, timed loop.  Returns the mean over ranks of the
  * per-call latency in microseconds (valid on rank 0), or -1 on error. */
 static double time_loop(const bench_t *b, int native, long long warmup,
                         long long iters)
 {
     double t0, t1, lat, sum = 0.0;
-    long long i;
-    int rc = MPI_SUCCESS;
+    int rc = call_all(b, native, warmup);
 
-    for (i = 0; i < warmup && rc == MPI_SUCCESS; i++)
-        rc = call_coll(b, native);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Barrier(b->comm);
     t0 = MPI_Wtime();
-    for (i = 0; i < iters && rc == MPI_SUCCESS; i++)
-        rc = call_coll(b, native);
+    if (rc == MPI_SUCCESS)
+        rc = call_all(b, native, iters);
     t1 = MPI_Wtime();
     lat = (t1 - t0) * 1e6 / (double) iters;
     if (rc == MPI_SUCCESS)
@@ -833,6 +933,10 @@ static void print_header(const bench_t *b, const options_t *o,
     printf("# algorithm: %s\n", decision);
     if (forced)
         printf("# %s=%s\n", var, forced);
+    if (b->nthreads > 1)
+        printf("# threads %d per rank, each on its own communicator, at "
+               "once; time per call of one thread\n",
+               b->nthreads);
     printf("# iterations %lld (fewer above %d bytes), warmup %lld, "
            "rounds %d; median and min over rounds of the mean over ranks\n",
            o->iters, BENCH_LARGE, o->warmup, o->rounds);
@@ -889,7 +993,7 @@ static int run_all(bench_t *b, const options_t *o)
 static int setup(bench_t *b, const options_t *o)
 {
     const coll_desc_t *d = &colls[b->coll];
-    int ok, all_ok;
+    int ok, all_ok, t;
 
     if ((d->send_p || d->recv_p) && o->max > INT_MAX / b->p) {
         if (b->rank == 0)
@@ -900,6 +1004,21 @@ static int setup(bench_t *b, const options_t *o)
         return 2;
     }
     ok = alloc_buffers(b, o) == 0;
+    b->nthreads = (int) o->threads;
+    if (ok && b->nthreads > 1) {
+        b->workers = calloc((size_t) b->nthreads, sizeof *b->workers);
+        ok = b->workers != NULL;
+        for (t = 0; ok && t < b->nthreads; t++)
+            b->workers[t].comm = MPI_COMM_NULL;
+        for (t = 0; ok && t < b->nthreads; t++) {
+            bench_t *w = &b->workers[t];
+            *w = *b;
+            w->nthreads = 0;
+            w->workers = NULL;
+            PMPI_Comm_dup(b->comm, &w->comm);
+            ok = alloc_buffers(w, o) == 0;
+        }
+    }
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, b->comm);
     if (!all_ok && b->rank == 0)
         fprintf(stderr,
@@ -914,7 +1033,7 @@ int main(int argc, char **argv)
     options_t o;
     bench_t b;
     char err[512] = "", var[96];
-    int bad, status = 0;
+    int bad, status = 0, provided = MPI_THREAD_SINGLE;
 
     memset(&b, 0, sizeof b);
     bad = parse_options(argc, argv, &o, err, sizeof err) != 0;
@@ -923,7 +1042,10 @@ int main(int argc, char **argv)
                  colls[o.coll].cvar);
         setenv(var, o.algorithm, 1);
     }
-    MPI_Init(&argc, &argv);
+    if (!bad && o.threads > 1)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     b.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(b.comm, &b.rank);
     MPI_Comm_size(b.comm, &b.p);
@@ -933,6 +1055,15 @@ int main(int argc, char **argv)
         else if (b.rank == 0)
             usage(stdout);
         status = bad ? 2 : 0;
+        goto finalize;
+    }
+    if (o.threads > 1 && provided < MPI_THREAD_MULTIPLE) {
+        if (b.rank == 0)
+            fprintf(stderr,
+                    "ch4coll-bench: --threads %lld: the host MPI provides "
+                    "thread level %d, not MPI_THREAD_MULTIPLE\n",
+                    o.threads, provided);
+        status = 1;
         goto finalize;
     }
     b.coll = o.coll;
