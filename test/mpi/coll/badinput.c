@@ -40,6 +40,9 @@
  * after 10 s without progress ch4coll calls MPI_Abort (exit status 1)
  * instead of hanging in the host's MPI_Finalize.
  *
+ * host_extensions: a call MPI does not define but MPICH accepts (MPI_LXOR
+ * on floating point) must give the host's answer, no error.
+ *
  * Rank 0 prints "badinput: all N checks passed (M cases skipped)" or what
  * failed, exit status 1 on any failure; each rank prints "badinput
  * finalize: rank R: MPI_Finalize returned 0: PASS".
@@ -626,6 +629,39 @@ static void run_case(const case_t *c, env_t *e, const char *comm_name, int salt)
     then(e, salt, comm_name, what);
 }
 
+/* What the host accepts, ch4coll accepts: MPICH defines MPI_LXOR on
+ * floating point (MPI does not require it), so it is a valid call with
+ * the host's answer, not an error (MPICH's own test oplxor).  Rank 0
+ * alone holds a nonzero in element 1; every rank in element 2. */
+static void host_extensions(MPI_Comm comm, const char *comm_name)
+{
+    double in[3], out[3];
+    long double lin[3], lout[3];
+    int p, me, i, rc, want[3], ok;
+    char why[160];
+
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    for (i = 0; i < 3; i++) {
+        in[i] = i == 0 ? 0.0 : i == 1 ? (me == 0 ? 1.5 : 0.0) : 2.0;
+        lin[i] = in[i];
+    }
+    want[0] = 0;
+    want[1] = 1;
+    want[2] = p % 2;
+    reset();
+    rc = MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_LXOR, comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(lin, lout, 3, MPI_LONG_DOUBLE, MPI_LXOR, comm);
+    ok = rc == MPI_SUCCESS && seen_calls == 0;
+    for (i = 0; ok && i < 3; i++)
+        ok = (out[i] != 0.0) == want[i] && (lout[i] != 0.0L) == want[i];
+    snprintf(why, sizeof why,
+             "returned %d, handler ran %d times, results %g %g %g", rc,
+             seen_calls, out[0], out[1], out[2]);
+    check(ok, comm_name, "MPI_LXOR on MPI_DOUBLE and MPI_LONG_DOUBLE", why);
+}
+
 static int nselect;
 static char **selected;
 
@@ -654,6 +690,8 @@ static void run_cases(MPI_Comm comm, const char *comm_name)
     for (i = 0; i < NCASES; i++)
         if (wanted(cases[i].name))
             run_case(&cases[i], &e, comm_name, i + 1);
+    if (wanted("host_extensions"))
+        host_extensions(comm, comm_name);
     MPI_Type_free(&e.loose);
     free(e.a);
     free(e.b);

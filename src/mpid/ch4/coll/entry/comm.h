@@ -7,9 +7,10 @@
  * schedule cache, scratch for v-collective arrays).
  *
  *   comm.c       the shared part: setup, release, the list of live states
- *   comm_pmpi.c  preload mode: created at the first blocking collective on
- *                a communicator (for MPI_COMM_WORLD in MPI_Init) on a
- *                private duplicate, cached as an attribute, freed with the
+ *   comm_pmpi.c  preload mode: set up at the first collective of any kind
+ *                on a communicator (for MPI_COMM_WORLD in MPI_Init) with
+ *                nonblocking steps (a private duplicate, the node of every
+ *                rank), cached as an attribute, freed with the
  *                communicator or with the last nonblocking collective
  *                still in flight on it
  *   mpich.c      inside MPICH: created and freed with the communicator
@@ -46,8 +47,11 @@ typedef struct ch4coll_comm {
     ch4coll_locality_t loc;        /* nodes and node_of, as builders see them */
     ch4coll_selin_t sel;           /* communicator part of selection inputs */
     ch4coll_tree_t tree;           /* the selection tree pruned for it */
-    int refs;   /* nonblocking and persistent requests using it */
-    int doomed; /* the application freed it; release at refs == 0 */
+    struct ch4coll_setup *setup;   /* preload: setup under way, else NULL */
+    int setup_rc; /* how it ended: not CH4COLL_OK = every call native */
+    int refs;     /* nonblocking and persistent requests using it (and a
+                     setup under way) */
+    int doomed;   /* the application freed it; release at refs == 0 */
     struct ch4coll_comm *prev, *next;
 } ch4coll_comm_t;
 
@@ -94,8 +98,12 @@ int ch4coll_init(void);
  * MPI as finalized and warns for every attribute call they make. */
 void ch4coll_finalize(void);
 
-/* The state of comm, created on first use (collective over comm). */
+/* The state of comm, created on first use (collective over comm) and
+ * waited for with progress; check (*out)->setup_rc. */
 int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out);
+
+/* Preload mode: move the setups under way on (how many moved). */
+int ch4coll_comm_setups_progress(void);
 
 /* Yield the core while idle (MPIR_CVAR_CH4COLL_YIELD, or auto: the node
  * has more ranks than cores). */
@@ -103,11 +111,6 @@ int ch4coll_comm_want_yield(void);
 
 /* A request is done with c (see refs). */
 void ch4coll_comm_unref(ch4coll_comm_t *c);
-
-/* The state of comm if it exists (1), else 0: for calls that must not
- * block, since creating it is collective (nonblocking and persistent
- * collectives, entry/run.c). */
-int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out);
 
 /* Drop every cached schedule that names this datatype or op (before
  * MPI_Type_free / MPI_Op_free release the handle for reuse). */

@@ -1,6 +1,6 @@
 /*
  * comm_pmpi.c - preload mode's communicator state: created at the first
- * blocking collective on a private duplicate, carried as an attribute,
+ * collective of any kind on a private duplicate, carried as an attribute,
  * cleaned up at MPI_Finalize; and the run entry points that find it.
  *
  * MPI deletes the attributes of MPI_COMM_SELF first in MPI_Finalize; an
@@ -198,55 +198,6 @@ int ch4coll_init(void)
     return init_once(1);
 }
 
-/* Creating a state communicates (a duplicate, an allgather) inside the
- * application's first collective on the communicator.  Nonblocking
- * collectives may be in flight, and a peer may wait for this rank's part in
- * them before it joins: so every step is the nonblocking form, waited for
- * with their progress (entry/nbc.c).
- *
- * SimGrid SMPI has no MPI_Comm_idup, its MPI_Iallgather sends p messages
- * per rank, and its simulated ranks take no host CPU waiting: there the
- * steps are the blocking forms (doc/simgrid.md: the first collective on a
- * communicator must not overlap a nonblocking one still in flight). */
-#ifdef CH4COLL_SMPI
-static int dup_comm(MPI_Comm comm, MPI_Comm *dup)
-{
-    return PMPI_Comm_dup(comm, dup);
-}
-
-static int allgather_u64(uint64_t mine, uint64_t *all, MPI_Comm comm)
-{
-    return PMPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm);
-}
-#else
-static int test_one(void *ctx, int *flag)
-{
-    return PMPI_Test(ctx, flag, MPI_STATUS_IGNORE);
-}
-
-static int wait_progress(MPI_Request *r)
-{
-    return ch4coll_nb_wait_until(test_one, r);
-}
-
-static int dup_comm(MPI_Comm comm, MPI_Comm *dup)
-{
-    MPI_Request r;
-    int rc = PMPI_Comm_idup(comm, dup, &r);
-
-    return rc == MPI_SUCCESS ? wait_progress(&r) : rc;
-}
-
-static int allgather_u64(uint64_t mine, uint64_t *all, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc =
-        PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &r);
-
-    return rc == MPI_SUCCESS ? wait_progress(&r) : rc;
-}
-#endif
-
 /* FNV-1a of the processor name: ranks with the same name share a node. */
 static uint64_t host_hash(void)
 {
@@ -285,43 +236,211 @@ static void nodes_from_hashes(int p, const uint64_t *h, int *idx, int *node_of)
     }
 }
 
-/* node_of from an allgather of processor-name hashes over dup (the ranks
- * of one shared-memory node report the same host); none when virtual
- * nodes are configured (comm.c makes them). */
-static int host_nodes(ch4coll_comm_t *c)
-{
-    int p = c->size, *tmp;
+/* ------------------------------------------------ creating a state
+ *
+ * A state is made at the first collective of any kind on a communicator:
+ * a private duplicate (MPI_Comm_idup) and the node of every rank (an
+ * MPI_Iallgather of processor-name hashes over the duplicate).  Both are
+ * nonblocking collectives of the host, posted by every rank at the same
+ * point of the communicator's sequence of collectives, so all ranks
+ * agree; they move on with the rest of ch4coll's progress (the setup
+ * counts as a collective in flight, entry/nbc.c).  A blocking collective
+ * waits for them with progress; a nonblocking or persistent one does not
+ * wait: its record is resolved when the setup completes, in the order of
+ * the calls (ch4coll_nb_comm_ready).
+ *
+ * Why here and not at communicator creation: this covers every way a
+ * communicator comes to exist (MPI_Comm_split, _create_group, Cart_sub,
+ * Intercomm_merge, MPI_Comm_idup, communicators made inside libraries or
+ * through the Fortran bindings) with no wrapper per constructor, and a
+ * communicator used only for point-to-point never pays for a duplicate.
+ *
+ * SimGrid SMPI has no MPI_Comm_idup and its simulated ranks take no host
+ * CPU waiting: there the steps are the blocking forms, made at once. */
+struct ch4coll_setup {
+    ch4coll_comm_t *c;
+    MPI_Request req;
+    int phase; /* SETUP_DUP, then SETUP_NODES */
     uint64_t mine, *all;
+    int *idx;
+    struct ch4coll_setup *next;
+};
 
-    if (ch4coll_config.virtual_ppn > 0)
+enum { SETUP_DUP, SETUP_NODES };
+
+static struct ch4coll_setup *setups; /* under way, oldest last */
+
+/* After the duplicate exists: its error handler and tag bound. */
+static void dup_made(ch4coll_comm_t *c)
+{
+    int *ub, flag;
+
+    /* the duplicate has the handler the communicator had (for
+     * MPI_COMM_WORLD: at MPI_Init, fatal); a failing point-to-point call
+     * must come back to ch4coll, which reports it through the
+     * communicator's handler as it is then */
+    PMPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN);
+    PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
+    c->tag_ub = flag ? *ub : 32767;
+}
+
+/* node_of from the gathered hashes; the setup's arrays are released. */
+static void nodes_made(struct ch4coll_setup *s)
+{
+    nodes_from_hashes(s->c->size, s->all, s->idx, s->c->node_of);
+    ch4coll_free(s->all);
+    ch4coll_free(s->idx);
+    s->all = NULL;
+    s->idx = NULL;
+}
+
+/* Post the gather of host hashes (none with virtual nodes: comm.c makes
+ * them); *done when there is nothing to wait for. */
+static int nodes_post(struct ch4coll_setup *s, int *done)
+{
+    ch4coll_comm_t *c = s->c;
+    size_t p = (size_t) c->size;
+    int rc;
+
+    *done = ch4coll_config.virtual_ppn > 0;
+    if (*done)
         return CH4COLL_OK;
-    c->node_of = ch4coll_malloc((size_t) p * sizeof *c->node_of);
-    tmp = ch4coll_malloc((size_t) p * sizeof *tmp);
-    all = ch4coll_malloc((size_t) p * sizeof *all);
-    if (!c->node_of || !tmp || !all) {
-        ch4coll_free(all);
-        ch4coll_free(tmp);
+    c->node_of = ch4coll_malloc(p * sizeof *c->node_of);
+    s->idx = ch4coll_malloc(p * sizeof *s->idx);
+    s->all = ch4coll_malloc(p * sizeof *s->all);
+    if (!c->node_of || !s->idx || !s->all)
         return CH4COLL_ERR_NOMEM;
+    s->mine = host_hash();
+#ifdef CH4COLL_SMPI
+    rc = PMPI_Allgather(&s->mine, 1, MPI_UINT64_T, s->all, 1, MPI_UINT64_T,
+                        c->dup);
+    *done = rc == MPI_SUCCESS;
+    if (*done)
+        nodes_made(s);
+#else
+    rc = PMPI_Iallgather(&s->mine, 1, MPI_UINT64_T, s->all, 1, MPI_UINT64_T,
+                         c->dup, &s->req);
+#endif
+    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+}
+
+/* The setup ended (rc): derive the rest of the state, let the calls that
+ * wait for it go on, and drop the setup. */
+static void setup_end(struct ch4coll_setup *s, int rc)
+{
+    struct ch4coll_setup **pp = &setups;
+    ch4coll_comm_t *c = s->c;
+
+    while (*pp && *pp != s)
+        pp = &(*pp)->next;
+    if (*pp) {
+        *pp = s->next;
+        ch4coll_nb_hold(-1);
     }
-    mine = host_hash();
-    if (allgather_u64(mine, all, c->dup) != MPI_SUCCESS) {
-        ch4coll_free(all);
-        ch4coll_free(tmp);
-        return CH4COLL_ERR_MPI;
+    if (rc == CH4COLL_OK)
+        rc = ch4coll_comm_setup(c);
+    if (rc == CH4COLL_OK && c->user == MPI_COMM_NULL)
+        ch4coll_comm_unlink(c); /* freed meanwhile: only requests use it */
+    if (rc != CH4COLL_OK) {
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: cannot set up ch4coll on a communicator of %d "
+                    "ranks (%s); its collectives go to the host MPI",
+                    c->size, ch4coll_strerror(rc));
+        c->setup_rc = rc;
     }
-    nodes_from_hashes(p, all, tmp, c->node_of);
-    ch4coll_free(all);
-    ch4coll_free(tmp);
+    c->setup = NULL;
+    ch4coll_free(s->all);
+    ch4coll_free(s->idx);
+    ch4coll_free(s);
+    ch4coll_nb_comm_ready(c);
+    ch4coll_comm_unref(c); /* the setup's reference */
+}
+
+/* One step of a setup under way: *moved if it advanced. */
+static void setup_step(struct ch4coll_setup *s, int *moved)
+{
+    int flag = 0, done = 0, rc = CH4COLL_OK;
+
+    *moved = 0;
+#ifndef CH4COLL_SMPI
+    if (PMPI_Test(&s->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        rc = CH4COLL_ERR_MPI;
+#endif
+    if (rc == CH4COLL_OK && !flag)
+        return;
+    *moved = 1;
+    if (rc == CH4COLL_OK && s->phase == SETUP_DUP) {
+        dup_made(s->c);
+        s->phase = SETUP_NODES;
+        rc = nodes_post(s, &done);
+        if (rc == CH4COLL_OK && !done)
+            return;
+    } else if (rc == CH4COLL_OK) {
+        nodes_made(s);
+    }
+    setup_end(s, rc);
+}
+
+int ch4coll_comm_setups_progress(void)
+{
+    struct ch4coll_setup *s, *next;
+    int n = 0, moved;
+
+    for (s = setups; s; s = next) {
+        next = s->next;
+        setup_step(s, &moved);
+        n += moved;
+    }
+    return n;
+}
+
+/* Post the duplicate: the first step of a setup. */
+static int setup_post(struct ch4coll_setup *s)
+{
+    ch4coll_comm_t *c = s->c;
+    int done = 0, rc;
+
+#ifdef CH4COLL_SMPI
+    rc = PMPI_Comm_dup(c->user, &c->dup) == MPI_SUCCESS ? CH4COLL_OK
+                                                        : CH4COLL_ERR_MPI;
+    if (rc == CH4COLL_OK) {
+        dup_made(c);
+        s->phase = SETUP_NODES;
+        rc = nodes_post(s, &done);
+    }
+    if (rc != CH4COLL_OK || done) {
+        setup_end(s, rc);
+        return CH4COLL_OK;
+    }
+#else
+    (void) done;
+    rc = PMPI_Comm_idup(c->user, &c->dup, &s->req) == MPI_SUCCESS
+             ? CH4COLL_OK
+             : CH4COLL_ERR_MPI;
+    if (rc != CH4COLL_OK) {
+        setup_end(s, rc);
+        return CH4COLL_OK;
+    }
+#endif
+    s->next = setups;
+    setups = s;
+    ch4coll_nb_hold(1);
     return CH4COLL_OK;
 }
 
-static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
+/* A state for comm, attached to it, its setup under way (done at once for
+ * an intercommunicator: always native, nothing to make). */
+static int state_begin(MPI_Comm comm, ch4coll_comm_t **out)
 {
     ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
-    int *ub, flag, rc = CH4COLL_OK;
+    struct ch4coll_setup *s = ch4coll_calloc(1, sizeof *s);
+    int rc;
 
-    if (!c)
+    if (!c || !s) {
+        ch4coll_free(c);
+        ch4coll_free(s);
         return CH4COLL_ERR_NOMEM;
+    }
     c->user = comm;
     c->dup = MPI_COMM_NULL;
     c->tp = &ch4coll_transport_pmpi;
@@ -331,29 +450,18 @@ static int state_create(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_test_inter(comm, &c->inter);
     PMPI_Comm_rank(comm, &c->rank);
     PMPI_Comm_size(comm, &c->size);
-    if (!c->inter) {
-        if (dup_comm(comm, &c->dup) != MPI_SUCCESS) {
-            ch4coll_free(c);
-            return CH4COLL_ERR_MPI;
-        }
-        /* the duplicate has the handler the communicator had (for
-         * MPI_COMM_WORLD: at MPI_Init, fatal); a failing point-to-point
-         * call must come back to ch4coll, which reports it through the
-         * communicator's handler as it is then */
-        PMPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN);
-        PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
-        c->tag_ub = flag ? *ub : 32767;
-        rc = host_nodes(c);
-    }
-    if (rc == CH4COLL_OK)
-        rc = ch4coll_comm_setup(c);
-    if (rc != CH4COLL_OK) {
-        ch4coll_comm_release(c);
-        return rc;
-    }
     PMPI_Comm_set_attr(comm, keyval, c);
     *out = c;
-    return CH4COLL_OK;
+    if (c->inter) {
+        ch4coll_free(s);
+        rc = ch4coll_comm_setup(c);
+        c->setup_rc = rc;
+        return CH4COLL_OK;
+    }
+    s->c = c;
+    c->setup = s;
+    c->refs++; /* the setup's, dropped in setup_end */
+    return setup_post(s);
 }
 
 void ch4coll_finalize(void)
@@ -364,22 +472,8 @@ void ch4coll_finalize(void)
     ch4coll_unlock();
 }
 
-int ch4coll_comm_find(MPI_Comm comm, ch4coll_comm_t **out)
-{
-    void *val;
-    int flag = 0;
-
-    *out = NULL;
-    if (comm == last_comm && last_epoch == ch4coll_comm_epoch)
-        *out = last_state;
-    else if (initialized &&
-             PMPI_Comm_get_attr(comm, keyval, &val, &flag) == MPI_SUCCESS &&
-             flag)
-        *out = val;
-    return *out != NULL;
-}
-
-int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
+/* The state of comm, begun if there is none (not waited for). */
+static int state_open(MPI_Comm comm, ch4coll_comm_t **out)
 {
     void *val;
     int flag = 0, rc;
@@ -391,17 +485,32 @@ int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
     if (!initialized && (rc = init_once(0)) != CH4COLL_OK)
         return rc;
     PMPI_Comm_get_attr(comm, keyval, &val, &flag);
-    if (flag) {
-        *out = val;
-    } else {
-        rc = state_create(comm, out);
-        if (rc != CH4COLL_OK)
-            return rc;
+    if (!flag)
+        return state_begin(comm, out);
+    *out = val;
+    if (!(*out)->setup) {
+        last_comm = comm;
+        last_state = *out;
+        last_epoch = ch4coll_comm_epoch;
     }
-    last_comm = comm;
-    last_state = *out;
-    last_epoch = ch4coll_comm_epoch;
     return CH4COLL_OK;
+}
+
+static int setup_done(void *ctx, int *flag)
+{
+    *flag = ((ch4coll_comm_t *) ctx)->setup == NULL;
+    return MPI_SUCCESS;
+}
+
+int ch4coll_comm_get(MPI_Comm comm, ch4coll_comm_t **out)
+{
+    int rc = state_open(comm, out);
+
+    if (rc == CH4COLL_OK && (*out)->setup)
+        rc = ch4coll_nb_wait_until(setup_done, *out) == MPI_SUCCESS
+                 ? CH4COLL_OK
+                 : CH4COLL_ERR_MPI;
+    return rc;
 }
 
 /* ------------------------------------------------- argument checks */
@@ -594,23 +703,34 @@ static int type_valid(MPI_Datatype dt, type_ok_t *out)
     return 1;
 }
 
-/* Is the predefined op defined on dt (valid)?  Named types by their
- * group; derived ones by a one-element MPI_Reduce_local probe. */
+/* Pairs outside MPI's groups that MPICH defines, with a kernel: MPI_LXOR
+ * on floating point (its test oplxor uses it).  MPICH's MPI_LAND and
+ * MPI_LOR pass its check on floating point too, but their kernel then
+ * aborts the process: for those ch4coll keeps MPI_ERR_OP, and a probe
+ * must not be made. */
+static int host_extension(MPI_Op op, int group)
+{
+    return op == MPI_LXOR && group == G_FLOAT;
+}
+
+/* Is the predefined op defined on dt (valid)?  Named types by the groups
+ * of MPI 4.0 section 6.9.2, or a host extension the host's
+ * MPI_Reduce_local takes; derived ones by a one-element MPI_Reduce_local
+ * probe.  What the host accepts, ch4coll accepts. */
 static int op_defined(MPI_Op op, const type_ok_t *t)
 {
     ch4coll_elem_t e;
-    int i, groups = groups_of(op), ok;
+    int i, groups = groups_of(op), group = t->named ? group_of(t->dt) : 0, ok;
 
     if (groups < 0)
         return 1;
     for (i = 0; i < npairs_ok; i++)
         if (pairs_ok[i].dt == t->dt && pairs_ok[i].op == op)
             return 1;
-    if (t->named) {
-        ok = (group_of(t->dt) & groups) != 0;
-    } else {
+    ok = (group & groups) != 0;
+    if (!ok && (!t->named || host_extension(op, group))) {
         ch4coll_host_elem(t->dt, &e);
-        ok = ch4coll_host_accepts(t->dt, op, &e);
+        ok = ch4coll_host_reduce_defined(t->dt, op, &e);
     }
     if (ok) {
         pairs_ok[next_pair].dt = t->dt;
@@ -812,32 +932,27 @@ static int check_args(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb)
 
 /* ------------------------------------------------ preload run entries */
 
-/* The state for call, or native: nonblocking and persistent calls run
- * native until a blocking collective has created it (creating it is a
- * blocking collective; every rank sees the same sequence of collectives,
- * so all of them agree).  The arguments are checked first (after the
- * state of a blocking call, which every rank of the call creates). */
+/* The state for call, or native.  A blocking call waits for the state's
+ * setup; a nonblocking or persistent one does not: CH4COLL_RUN_DEFER
+ * while the setup is under way (entry/nbc.c resolves it later).  The
+ * arguments are checked first (c: NULL unless a state was found or
+ * begun). */
 static int state_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **c)
 {
-    int rc, found;
+    int rc;
 
+    *c = NULL;
     if (!ch4coll_config.enable || call->comm == MPI_COMM_NULL)
         return ch4coll_run_native();
-    if (nb) {
-        found = ch4coll_comm_find(call->comm, c);
-        rc = check_args(found ? *c : NULL, call, 1);
-        if (rc != MPI_SUCCESS || found)
-            return rc;
-        ch4coll_log(CH4COLL_LOG_CALL,
-                    "i%s: native (no blocking collective on this "
-                    "communicator yet)",
-                    ch4coll_coll_name(call->coll));
-        return ch4coll_run_native();
-    }
-    rc = ch4coll_comm_get(call->comm, c);
+    rc = nb ? state_open(call->comm, c) : ch4coll_comm_get(call->comm, c);
     if (rc != CH4COLL_OK)
         return ch4coll_host_error(call->comm, rc);
-    return check_args(*c, call, 0);
+    rc = check_args(*c, call, nb);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((*c)->setup)
+        return CH4COLL_RUN_DEFER;
+    return (*c)->setup_rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_run_native();
 }
 
 int ch4coll_run(const ch4coll_call_t *call)
@@ -866,5 +981,19 @@ int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
         rc = ch4coll_run_lookup(*c, call, 1, &e);
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_acquire(*c, e, call, in);
+    return rc;
+}
+
+int ch4coll_run_resolve(ch4coll_comm_t *c, const ch4coll_call_t *call,
+                        ch4coll_inst_t **in)
+{
+    ch4coll_centry_t *e;
+    int rc;
+
+    if (c->setup_rc != CH4COLL_OK)
+        return ch4coll_run_native();
+    rc = ch4coll_run_lookup(c, call, 1, &e);
+    if (rc == MPI_SUCCESS)
+        rc = ch4coll_run_acquire(c, e, call, in);
     return rc;
 }

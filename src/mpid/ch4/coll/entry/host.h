@@ -30,6 +30,11 @@ int ch4coll_host_commutative(MPI_Op op);
  * does not, the call goes to the host, which reports MPI_ERR_OP. */
 int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e);
 
+/* Does the host's MPI_Reduce_local take predefined op on dt, named or
+ * not (a one-element probe)?  Preload mode only. */
+int ch4coll_host_reduce_defined(MPI_Datatype dt, MPI_Op op,
+                                const ch4coll_elem_t *e);
+
 /* Pack n elements of dt at user into packed (bytes long), or back. */
 int ch4coll_host_pack(const void *user, size_t n, MPI_Datatype dt, void *packed,
                       size_t bytes);

@@ -27,6 +27,17 @@
  * communicator's state, so MPI_Comm_free with collectives in flight is
  * fine (MPI lets them complete).
  *
+ * Three kinds of record.  A schedule record runs ch4coll's schedule.  A
+ * native record runs the host's MPI_I<coll> on the communicator's private
+ * duplicate (host_icoll.c says when), and completes when that does.  A
+ * record made while its communicator's setup is under way (comm_pmpi.c)
+ * is deferred: it has neither yet.  When the setup completes, every
+ * deferred record of the communicator is resolved in the order of the
+ * calls (ch4coll_nb_comm_ready), so all ranks take the same tags and post
+ * the same host collectives in the same order; one that was started (or
+ * is nonblocking) starts then.  A deferred record holds a duplicate of a
+ * derived datatype: the application may free its own meanwhile.
+ *
  * MPI rules kept: nonblocking collective requests cannot be cancelled and
  * must not be freed while active (MPI 4.0 sections 6.12 and 6.13); such
  * calls get MPI_ERR_REQUEST through the communicator's error handler.
@@ -44,6 +55,7 @@
 #include "../util/util.h"
 #include "comm.h"
 #include "host.h"
+#include "host_icoll.h"
 
 typedef struct nbreq {
     MPI_Request handle; /* the application's request */
@@ -52,10 +64,16 @@ typedef struct nbreq {
     int persistent;
     int active;
     ch4coll_comm_t *c;
-    ch4coll_inst_t *inst;
+    ch4coll_inst_t *inst;      /* a schedule record's */
+    int native;                /* a native record */
+    int deferred;              /* waiting for the communicator's setup */
+    int resolve_rc;            /* a persistent record that failed to resolve */
+    MPI_Request host;          /* a native record's host request (started) */
+    MPI_Datatype held[2];      /* deferred: duplicates of derived types */
     ch4coll_call_t call;       /* buffers and v-arrays stay the application's */
     struct nbreq *prev, *next; /* active list; free list */
     struct nbreq *hnext;       /* handle hash chain */
+    struct nbreq *dnext;       /* deferred records, in call order */
 } nbreq_t;
 
 #define NB_BUCKETS 256
@@ -67,6 +85,12 @@ static nbreq_t *hash[NB_BUCKETS];
 static int npersistent; /* live persistent records */
 static MPI_Comm token_comm = MPI_COMM_NULL;
 static int token_tag_ub, next_token_tag;
+static nbreq_t *deferred_head, *deferred_tail;
+
+void ch4coll_nb_hold(int n)
+{
+    __atomic_fetch_add(&ch4coll_nb_nactive, n, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------ handle table */
 
@@ -172,15 +196,72 @@ static nbreq_t *record_new(void)
         spare = q->next;
     else
         q = ch4coll_malloc(sizeof *q);
-    if (q)
+    if (q) {
         memset(q, 0, sizeof *q);
+        q->host = MPI_REQUEST_NULL;
+        q->held[0] = q->held[1] = MPI_DATATYPE_NULL;
+    }
     return q;
 }
 
-/* The record lets go of its instance and communicator. */
+/* ---------------------------------------------------- deferred records */
+
+/* q waits for its communicator's setup, after every record made before
+ * it.  Its derived datatypes are duplicated: the application may free
+ * its own before the setup completes. */
+static void defer(nbreq_t *q)
+{
+    MPI_Datatype *dt[2] = {&q->call.snd.dt, &q->call.rcv.dt};
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        if (*dt[i] == MPI_DATATYPE_NULL || ch4coll_host_type_predefined(*dt[i]))
+            continue;
+        if (i == 1 && q->call.rcv.dt == q->call.snd.dt &&
+            q->held[0] != MPI_DATATYPE_NULL)
+            continue; /* the same type: already the duplicate */
+        if (PMPI_Type_dup(*dt[i], &q->held[i]) == MPI_SUCCESS) {
+            if (i == 0 && q->call.rcv.dt == q->call.snd.dt)
+                q->call.rcv.dt = q->held[i];
+            *dt[i] = q->held[i];
+        }
+    }
+    q->deferred = 1;
+    q->dnext = NULL;
+    if (deferred_tail)
+        deferred_tail->dnext = q;
+    else
+        deferred_head = q;
+    deferred_tail = q;
+}
+
+static void undefer(nbreq_t *q)
+{
+    nbreq_t **pp = &deferred_head, *last = NULL;
+
+    while (*pp && *pp != q) {
+        last = *pp;
+        pp = &(*pp)->dnext;
+    }
+    if (*pp)
+        *pp = q->dnext;
+    if (deferred_tail == q)
+        deferred_tail = last;
+    q->deferred = 0;
+}
+
+/* The record lets go of its instance, types and communicator. */
 static void record_free(nbreq_t *q)
 {
-    ch4coll_cache_release(q->inst);
+    int i;
+
+    if (q->deferred)
+        undefer(q);
+    if (q->inst)
+        ch4coll_cache_release(q->inst);
+    for (i = 0; i < 2; i++)
+        if (q->held[i] != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&q->held[i]);
     ch4coll_comm_unref(q->c);
     q->next = spare;
     spare = q;
@@ -219,7 +300,7 @@ static void deactivate(nbreq_t *q)
 static void finish(nbreq_t *q, int rc)
 {
     deactivate(q);
-    if (rc == CH4COLL_OK)
+    if (rc == CH4COLL_OK && q->inst)
         rc = ch4coll_run_end(q->c, q->inst, &q->call);
     if (rc != CH4COLL_OK) {
         ch4coll_log(CH4COLL_LOG_WARN,
@@ -239,18 +320,54 @@ static void finish(nbreq_t *q, int rc)
     }
 }
 
-/* Start q's schedule and take its first steps (the first sends go out
- * now, not at the first wait: that is where overlap comes from). */
+/* Move q on once: *progressed if it did, *done when it has finished
+ * (rc: how). */
+static int step(nbreq_t *q, int *progressed, int *done)
+{
+    int rc;
+
+    *progressed = *done = 0;
+    if (q->deferred)
+        return CH4COLL_OK;
+    if (!q->native)
+        return ch4coll_run_progress(q->c, q->inst, &q->call, progressed, done);
+    rc = PMPI_Test(&q->host, done, MPI_STATUS_IGNORE);
+    *progressed = *done;
+    if (rc != MPI_SUCCESS) {
+        *done = 1;
+        return CH4COLL_ERR_MPI;
+    }
+    return CH4COLL_OK;
+}
+
+/* Start q's schedule, or post its host collective (nothing while it is
+ * deferred); MPI_SUCCESS or a reported MPI error. */
+static int post(nbreq_t *q)
+{
+    if (q->deferred)
+        return MPI_SUCCESS;
+    if (!q->native)
+        return ch4coll_run_begin(q->c, q->inst, &q->call,
+                                 q->persistent ? q->sched_tag : -1);
+    if (ch4coll_host_icoll(&q->call, q->c->dup, &q->host) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return ch4coll_host_error(error_comm(q), CH4COLL_ERR_MPI);
+}
+
+/* Post q and take its first steps at once (the first sends go out now,
+ * not at the first wait: that is where overlap comes from). */
 static int launch(nbreq_t *q)
 {
-    int rc = ch4coll_run_begin(q->c, q->inst, &q->call,
-                               q->persistent ? q->sched_tag : -1),
-        progressed, done;
+    int rc = q->resolve_rc == CH4COLL_OK ? post(q) : MPI_SUCCESS, moved, done;
 
     if (rc != MPI_SUCCESS)
         return rc;
     activate(q);
-    rc = ch4coll_run_progress(q->c, q->inst, &q->call, &progressed, &done);
+    if (q->resolve_rc != CH4COLL_OK) {
+        finish(q, q->resolve_rc);
+        return MPI_SUCCESS;
+    }
+    rc = step(q, &moved, &done);
     if (rc != CH4COLL_OK || done)
         finish(q, rc);
     return MPI_SUCCESS;
@@ -258,32 +375,93 @@ static int launch(nbreq_t *q)
 
 /* ------------------------------------------------------------- entry */
 
+/* The native leaf runs on c's private duplicate (host_icoll.c). */
+static int native_here(const ch4coll_comm_t *c)
+{
+    return c && !c->inter && c->setup_rc == CH4COLL_OK &&
+           c->dup != MPI_COMM_NULL;
+}
+
+/* What q runs, from ch4coll_run_prepare's (or _resolve's) answer rc and
+ * instance in: its schedule, or the host's collective; or it ends with an
+ * error when started. */
+static void settle(nbreq_t *q, int rc, ch4coll_inst_t *in)
+{
+    if (rc == MPI_SUCCESS) {
+        q->inst = in;
+        /* persistent collectives match in the order of their init calls,
+         * and may be started in any order: their tags are fixed now */
+        q->sched_tag = q->persistent
+                           ? ch4coll_comm_next_tag(q->c, ch4coll_run_ntags(in))
+                           : -1;
+    } else if (rc == CH4COLL_RUN_NATIVE && native_here(q->c)) {
+        q->native = 1;
+    } else {
+        q->resolve_rc = CH4COLL_ERR_MPI;
+    }
+}
+
+/* A deferred record whose communicator is ready: settle it, and start it
+ * if it is active (nonblocking, or a started persistent one). */
+static void resolve(nbreq_t *q)
+{
+    ch4coll_inst_t *in = NULL;
+    int rc = ch4coll_run_resolve(q->c, &q->call, &in), moved, done = 1;
+
+    undefer(q);
+    settle(q, rc, in);
+    if (!q->active)
+        return;
+    rc = q->resolve_rc;
+    if (rc == CH4COLL_OK)
+        rc = post(q) == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
+    if (rc == CH4COLL_OK)
+        rc = step(q, &moved, &done);
+    if (rc != CH4COLL_OK || done)
+        finish(q, rc);
+}
+
+void ch4coll_nb_comm_ready(ch4coll_comm_t *c)
+{
+    nbreq_t *q = deferred_head, *next;
+
+    for (; q; q = next) {
+        next = q->dnext;
+        if (q->c == c)
+            resolve(q);
+    }
+}
+
 static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
 {
     ch4coll_comm_t *c;
-    ch4coll_inst_t *in;
+    ch4coll_inst_t *in = NULL;
     nbreq_t *q;
     int rc = ch4coll_run_prepare(call, &c, &in);
 
-    if (rc != MPI_SUCCESS)
+    /* a nonblocking native call goes to the host on the application's
+     * communicator (the caller does that); a persistent one runs on the
+     * duplicate, so that no persistent request is the host's */
+    if (rc != MPI_SUCCESS && rc != CH4COLL_RUN_DEFER &&
+        !(rc == CH4COLL_RUN_NATIVE && persistent && native_here(c)))
         return rc;
     q = record_new();
     if (!q || token_init() != CH4COLL_OK) {
         ch4coll_free(q);
-        ch4coll_cache_release(in);
+        if (in)
+            ch4coll_cache_release(in);
         return ch4coll_host_error(call->comm,
                                   q ? CH4COLL_ERR_MPI : CH4COLL_ERR_NOMEM);
     }
     q->persistent = persistent;
     q->c = c;
-    q->inst = in;
     q->call = *call;
     q->tag = token_tag();
-    /* persistent collectives match in the order of their init calls, and
-     * may be started in any order: their tags are fixed now */
-    q->sched_tag =
-        persistent ? ch4coll_comm_next_tag(c, ch4coll_run_ntags(in)) : -1;
     c->refs++;
+    if (rc == CH4COLL_RUN_DEFER)
+        defer(q);
+    else
+        settle(q, rc, in);
     rc = persistent
              ? PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, token_comm,
                               &q->handle)
@@ -323,9 +501,10 @@ int ch4coll_nb_progress(void)
         return 0;
     }
     busy = 1;
+    n = ch4coll_comm_setups_progress();
     for (q = active_head; q; q = next) {
         next = q->next;
-        rc = ch4coll_run_progress(q->c, q->inst, &q->call, &progressed, &done);
+        rc = step(q, &progressed, &done);
         if (rc != CH4COLL_OK || done)
             finish(q, rc);
         n += progressed || rc != CH4COLL_OK;

@@ -26,6 +26,15 @@ static inline int ch4coll_nb_outstanding(void)
     return __atomic_load_n(&ch4coll_nb_nactive, __ATOMIC_RELAXED) > 0;
 }
 
+/* n more (or fewer) pieces of work in flight that only ch4coll's progress
+ * moves: communicator setups (entry/comm_pmpi.c). */
+void ch4coll_nb_hold(int n);
+
+/* c's setup has ended (c->setup_rc says how): resolve the records made
+ * while it was under way, in the order of their calls. */
+struct ch4coll_comm;
+void ch4coll_nb_comm_ready(struct ch4coll_comm *c);
+
 /* Move every collective in flight on; returns how many made progress. */
 int ch4coll_nb_progress(void);
 

@@ -26,9 +26,8 @@
 #include "nbc.h"
 #include "run.h"
 
-/* MPI_Init is collective, so MPI_COMM_WORLD's state is made here: its
- * nonblocking collectives then run ch4coll's schedules from the first
- * one (nonblocking calls cannot make the state, see entry/run.c). */
+/* MPI_Init is collective, so MPI_COMM_WORLD's state is made here, waited
+ * for (every other communicator's at its first collective, comm_pmpi.c). */
 static int after_init(int rc)
 {
     ch4coll_comm_t *c;
@@ -124,9 +123,17 @@ static int test_one(void *ctx, int *flag)
     return PMPI_Test(ctx, flag, MPI_STATUS_IGNORE);
 }
 
+/* With nothing of ch4coll in flight on this rank (no nonblocking
+ * collective, no communicator setup) and no other thread that could start
+ * one meanwhile, no peer can be waiting for this rank's progress: the
+ * host's own wait is enough, and costs no loop. */
 static int native_wait(int rc, MPI_Request *r)
 {
-    return rc != MPI_SUCCESS ? rc : ch4coll_nb_wait_until(test_one, r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (ch4coll_nb_outstanding() || ch4coll_locking)
+        return ch4coll_nb_wait_until(test_one, r);
+    return PMPI_Wait(r, MPI_STATUS_IGNORE);
 }
 
 CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,

@@ -26,6 +26,10 @@ typedef struct {
 /* ch4coll_run() result meaning "call the host MPI's own collective". */
 #define CH4COLL_RUN_NATIVE (-1000)
 
+/* ch4coll_run_prepare() result: the communicator's state is still being
+ * set up (nonblocking); the call is resolved when it is ready. */
+#define CH4COLL_RUN_DEFER (-1001)
+
 /* Run the call through ch4coll.  Returns MPI_SUCCESS, an MPI error code,
  * or CH4COLL_RUN_NATIVE. */
 int ch4coll_run(const ch4coll_call_t *call);
@@ -33,11 +37,18 @@ int ch4coll_run(const ch4coll_call_t *call);
 /* Preload mode (entry/comm_pmpi.c): the communicator's state, then as
  * below.  ch4coll_run_prepare: selection and schedule for a nonblocking
  * or persistent call (nonblocking branches of the tuning tree), and an
- * instance of the schedule that no other call uses until released. */
+ * instance of the schedule that no other call uses until released; or
+ * CH4COLL_RUN_DEFER with *c set while the state's setup is under way; *c
+ * is NULL when no state was found or begun. */
 struct ch4coll_comm;
 struct ch4coll_inst;
 struct ch4coll_centry;
 int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
+                        struct ch4coll_inst **in);
+
+/* The same for a call deferred while c was set up, now that it is ready
+ * (the arguments were checked when the call was made). */
+int ch4coll_run_resolve(struct ch4coll_comm *c, const ch4coll_call_t *call,
                         struct ch4coll_inst **in);
 
 /* Preload mode: forget the checked datatypes and (type, op) pairs that

@@ -101,6 +101,7 @@ typedef struct {
     const char *algorithm;   /* -a, NULL if not given */
     int type;                /* -t: index into rtypes */
     int overlap;             /* --overlap */
+    int osu;                 /* --osu */
     long long test_every;    /* --test-every */
     long long threads;       /* --threads */
     int help;                /* -h */
@@ -127,6 +128,7 @@ typedef struct bench {
     int count;            /* elements per rank block */
     int esize;            /* bytes per element */
     int nthreads;         /* --threads; workers[] when more than 1 */
+    int osu;              /* --osu: each call timed alone between barriers */
     struct bench *workers;
 } bench_t;
 
@@ -187,6 +189,9 @@ static void usage(FILE *f)
         "      --overlap             allreduce and bcast only: time the\n"
         "                            nonblocking forms OSU-style (see "
         "Overlap)\n"
+        "      --osu                 time each call alone between barriers, "
+        "as OSU's\n"
+        "                            osu_<coll> does (see Method)\n"
         "      --test-every N        with --overlap: call MPI_Test N times\n"
         "                            spread over the compute phase "
         "(default 0)\n"
@@ -220,6 +225,12 @@ static void usage(FILE *f)
         "rounds.  A '#   -> ' line after a row shows ch4coll's decision when "
         "it\n"
         "changed from the previous size.\n"
+        "With --osu each timed call runs alone: a barrier, then the timed "
+        "call,\n"
+        "and a rank's value is the sum of its calls' times / iterations, as "
+        "OSU\n"
+        "7.4's blocking collective benchmarks measure (a bcast root returns\n"
+        "early and is not held up by the next call).\n"
         "\n"
         "Overlap (--overlap): as OSU's osu_iallreduce/osu_ibcast, for "
         "the host's\n"
@@ -463,6 +474,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
         {"algorithm", required_argument, NULL, 'a'},
         {"type", required_argument, NULL, 't'},
         {"overlap", no_argument, NULL, 'O'},
+        {"osu", no_argument, NULL, 'U'},
         {"test-every", required_argument, NULL, 'T'},
         {"threads", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
@@ -478,6 +490,7 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     o->algorithm = NULL;
     o->type = 0;
     o->overlap = 0;
+    o->osu = 0;
     o->test_every = 0;
     o->threads = 1;
     o->help = 0;
@@ -488,6 +501,8 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
             o->help = 1;
         } else if (opt == 'O') {
             o->overlap = 1;
+        } else if (opt == 'U') {
+            o->osu = 1;
         } else if (opt == ':' || opt == '?') {
             char name[3] = {'-', (char) optopt, '\0'};
             snprintf(err, len, "%s '%s' (see --help)",
@@ -510,6 +525,11 @@ static int parse_options(int argc, char **argv, options_t *o, char *err,
     }
     if (o->overlap && o->threads > 1) {
         snprintf(err, len, "--threads does not combine with --overlap");
+        return -1;
+    }
+    if (o->osu && (o->overlap || o->threads > 1)) {
+        snprintf(err, len, "--osu does not combine with --%s",
+                 o->overlap ? "overlap" : "threads");
         return -1;
     }
     if (o->test_every && !o->overlap) {
@@ -703,6 +723,23 @@ static int call_all(const bench_t *b, int native, long long n)
     return rc;
 }
 
+/* --osu: iters calls, each after a barrier and timed alone; the mean
+ * time of one call in microseconds (*rc: the first error). */
+static double time_each(const bench_t *b, int native, long long iters, int *rc)
+{
+    double t0, total = 0.0;
+    long long i;
+
+    for (i = 0; i < iters && *rc == MPI_SUCCESS; i++) {
+        *rc = PMPI_Barrier(b->comm);
+        t0 = MPI_Wtime();
+        if (*rc == MPI_SUCCESS)
+            *rc = call_coll(b, native);
+        total += MPI_Wtime() - t0;
+    }
+    return total * 1e6 / (double) iters;
+}
+
 /* Warmup, barrier, timed loop.  Returns the mean over ranks of the
  * per-call latency in microseconds (valid on rank 0), or -1 on error. */
 static double time_loop(const bench_t *b, int native, long long warmup,
@@ -713,11 +750,15 @@ static double time_loop(const bench_t *b, int native, long long warmup,
 
     if (rc == MPI_SUCCESS)
         rc = PMPI_Barrier(b->comm);
-    t0 = MPI_Wtime();
-    if (rc == MPI_SUCCESS)
-        rc = call_all(b, native, iters);
-    t1 = MPI_Wtime();
-    lat = (t1 - t0) * 1e6 / (double) iters;
+    if (b->osu) {
+        lat = time_each(b, native, iters, &rc);
+    } else {
+        t0 = MPI_Wtime();
+        if (rc == MPI_SUCCESS)
+            rc = call_all(b, native, iters);
+        t1 = MPI_Wtime();
+        lat = (t1 - t0) * 1e6 / (double) iters;
+    }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Reduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
     return rc == MPI_SUCCESS ? sum / b->p : -1.0;
@@ -933,6 +974,8 @@ static void print_header(const bench_t *b, const options_t *o,
     printf("# algorithm: %s\n", decision);
     if (forced)
         printf("# %s=%s\n", var, forced);
+    if (b->osu)
+        printf("# OSU method: each call timed alone after a barrier\n");
     if (b->nthreads > 1)
         printf("# threads %d per rank, each on its own communicator, at "
                "once; time per call of one thread\n",
@@ -1005,6 +1048,7 @@ static int setup(bench_t *b, const options_t *o)
     }
     ok = alloc_buffers(b, o) == 0;
     b->nthreads = (int) o->threads;
+    b->osu = o->osu;
     if (ok && b->nthreads > 1) {
         b->workers = calloc((size_t) b->nthreads, sizeof *b->workers);
         ok = b->workers != NULL;

@@ -253,16 +253,14 @@ int ch4coll_host_commutative(MPI_Op op)
 
 /* Probed with one element and the error handlers set to return (MPICH
  * defines MPI_SUM on a contiguous type of MPI_INT, say, only in some
- * cases). */
-int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
+ * cases; and MPI_LXOR on MPI_DOUBLE, which MPI does not require). */
+int ch4coll_host_reduce_defined(MPI_Datatype dt, MPI_Op op,
+                                const ch4coll_elem_t *e)
 {
-    int ni, na, nd, combiner, rc;
     MPI_Errhandler world, self;
     char *mem;
+    int rc;
 
-    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
-    if (combiner == MPI_COMBINER_NAMED)
-        return 1;
     mem = ch4coll_calloc(2, e->true_extent ? e->true_extent : 1);
     if (!mem)
         return 0;
@@ -278,6 +276,12 @@ int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
     PMPI_Errhandler_free(&self);
     ch4coll_free(mem);
     return rc == MPI_SUCCESS;
+}
+
+int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
+{
+    return ch4coll_host_type_predefined(dt) ||
+           ch4coll_host_reduce_defined(dt, op, e);
 }
 
 /* Elements of dt per piece of a pack or unpack: its bytes fit an int. */
