@@ -209,23 +209,21 @@ static nbreq_t *record_new(void)
 /* q waits for its communicator's setup, after every record made before
  * it.  Its derived datatypes are duplicated: the application may free
  * its own before the setup completes. */
+static int derived(MPI_Datatype dt)
+{
+    return dt != MPI_DATATYPE_NULL && !ch4coll_host_type_predefined(dt);
+}
+
 static void defer(nbreq_t *q)
 {
-    MPI_Datatype *dt[2] = {&q->call.snd.dt, &q->call.rcv.dt};
-    int i;
+    MPI_Datatype st = q->call.snd.dt, rt = q->call.rcv.dt;
 
-    for (i = 0; i < 2; i++) {
-        if (*dt[i] == MPI_DATATYPE_NULL || ch4coll_host_type_predefined(*dt[i]))
-            continue;
-        if (i == 1 && q->call.rcv.dt == q->call.snd.dt &&
-            q->held[0] != MPI_DATATYPE_NULL)
-            continue; /* the same type: already the duplicate */
-        if (PMPI_Type_dup(*dt[i], &q->held[i]) == MPI_SUCCESS) {
-            if (i == 0 && q->call.rcv.dt == q->call.snd.dt)
-                q->call.rcv.dt = q->held[i];
-            *dt[i] = q->held[i];
-        }
-    }
+    if (derived(st) && PMPI_Type_dup(st, &q->held[0]) == MPI_SUCCESS)
+        q->call.snd.dt = q->held[0];
+    if (rt == st)
+        q->call.rcv.dt = q->call.snd.dt; /* one type, one duplicate */
+    else if (derived(rt) && PMPI_Type_dup(rt, &q->held[1]) == MPI_SUCCESS)
+        q->call.rcv.dt = q->held[1];
     q->deferred = 1;
     q->dnext = NULL;
     if (deferred_tail)
