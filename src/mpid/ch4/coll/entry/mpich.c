@@ -19,8 +19,8 @@
  * Calls   blocking ones run to completion here; nonblocking ones get a
  *         request of MPICH's (kind COLL) and move on in a progress hook
  *         MPICH calls from its progress engine, active while any is in
- *         flight.  Persistent collectives are MPICH's: MPICH 4.0.2 does
- *         not pass them to the netmod.
+ *         flight; persistent ones are MPICH's kind PREQUEST_COLL
+ *         with a ch4coll op as their schedule (run_persistent below).
  */
 #include "mpiimpl.h"
 
@@ -244,36 +244,48 @@ static int run_blocking(mcall_t *mc, int *rc)
     return 1;
 }
 
-/* ---------------------------------------------------- nonblocking calls */
+/* ------------------------------------- nonblocking and persistent calls */
 
 typedef struct op {
-    MPIR_Request *req;
+    MPIR_Request *req; /* the running call's; NULL between persistent runs */
     mstate_t *m;
     ch4coll_inst_t *in;
     ch4coll_call_t call; /* v-arrays point into vint below */
-    MPI_Datatype st, rt; /* held until completion: the application may */
+    MPI_Datatype st, rt; /* held until released: the application may */
     MPI_Op op;           /* free them before (MPI keeps them alive) */
     int *vint;
+    int tag;        /* persistent: its tags, fixed at init; else -1 */
+    int persistent; /* owned by a persistent request, not by its run */
     struct op *next;
 } op_t;
 
 static op_t *active;
 
-static int finish(op_t *o, int rc)
+/* Let go of everything o holds, and o. */
+static void op_release(op_t *o)
 {
-    if (rc == CH4COLL_OK)
-        rc = ch4coll_run_end(&o->m->c, o->in, &o->call);
-    o->req->status.MPI_ERROR =
-        rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_host_error(o->call.comm, rc);
     ch4coll_cache_release(o->in);
     o->m->c.refs--;
     MPIR_Datatype_release_if_not_builtin(o->st);
     MPIR_Datatype_release_if_not_builtin(o->rt);
     if (o->op != MPI_OP_NULL)
         MPIR_Op_release_if_not_builtin(o->op);
-    MPID_Request_complete(o->req); /* drops the reference of the schedule */
     ch4coll_free(o->vint);
     ch4coll_free(o);
+}
+
+static int finish(op_t *o, int rc)
+{
+    MPIR_Request *req = o->req;
+
+    if (rc == CH4COLL_OK)
+        rc = ch4coll_run_end(&o->m->c, o->in, &o->call);
+    req->status.MPI_ERROR =
+        rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_host_error(o->call.comm, rc);
+    o->req = NULL;
+    if (!o->persistent)
+        op_release(o);
+    MPID_Request_complete(req); /* drops the reference of the schedule */
     return MPI_SUCCESS;
 }
 
@@ -325,12 +337,15 @@ static int keep_arrays(op_t *o, int p)
     return CH4COLL_OK;
 }
 
-/* 1 if ch4coll started the nonblocking call (*rc, *req), 0 for MPICH. */
-static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
+/* 1 if ch4coll takes the call: *rc is MPI_SUCCESS with *out an op of it
+ * (an instance of its schedule, references on its communicator,
+ * datatypes and op), or the error; 0 for MPICH. */
+static int op_make(mcall_t *mc, op_t **out, int *rc)
 {
     ch4coll_centry_t *e;
     op_t *o;
 
+    *out = NULL;
     if (!mc->ok) {
         ch4coll_run_native();
         return 0;
@@ -344,6 +359,7 @@ static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
     if (o) {
         o->m = mc->m;
         o->call = mc->call;
+        o->tag = -1;
     }
     if (!o || keep_arrays(o, mc->m->c.size) != CH4COLL_OK ||
         (*rc = ch4coll_run_acquire(&mc->m->c, e, &o->call, &o->in)) !=
@@ -355,18 +371,6 @@ static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
             *rc = ch4coll_host_error(mc->call.comm, CH4COLL_ERR_NOMEM);
         return 1;
     }
-    o->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
-    if (!o->req) {
-        ch4coll_cache_release(o->in);
-        ch4coll_free(o->vint);
-        ch4coll_free(o);
-        *rc = ch4coll_host_error(mc->call.comm, CH4COLL_ERR_NOMEM);
-        return 1;
-    }
-    MPIR_Request_add_ref(o->req); /* the schedule's, dropped at completion */
-    o->req->comm = mc->m->comm;   /* holds the communicator until freed */
-    MPIR_Comm_add_ref(mc->m->comm);
-    *req = o->req;
     o->m->c.refs++;
     ch4coll_run_types(&o->call, o->m->c.rank, &o->st, &o->rt);
     o->op = o->call.op;
@@ -374,16 +378,89 @@ static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
     MPIR_Datatype_add_ref_if_not_builtin(o->rt);
     if (o->op != MPI_OP_NULL)
         MPIR_Op_add_ref_if_not_builtin(o->op);
-    *rc = ch4coll_run_begin(&o->m->c, o->in, &o->call, -1);
-    if (*rc != MPI_SUCCESS) {
-        finish(o, CH4COLL_ERR_MPI);
-        *rc = MPI_SUCCESS; /* reported through the request's status */
-        return 1;
-    }
+    *out = o;
+    return 1;
+}
+
+/* Run o once behind a new request of MPICH's (kind COLL): MPI_SUCCESS
+ * (an error of the run is reported through the request's status), or an
+ * error with no request. */
+static int op_start(op_t *o, MPIR_Request **req)
+{
+    int rc;
+
+    o->req = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
+    if (!o->req)
+        return ch4coll_host_error(o->call.comm, CH4COLL_ERR_NOMEM);
+    MPIR_Request_add_ref(o->req); /* the schedule's, dropped at completion */
+    o->req->comm = o->m->comm;    /* holds the communicator until freed */
+    MPIR_Comm_add_ref(o->m->comm);
+    *req = o->req;
+    rc = ch4coll_run_begin(&o->m->c, o->in, &o->call, o->tag);
+    if (rc != MPI_SUCCESS)
+        return finish(o, CH4COLL_ERR_MPI);
     o->next = active;
     active = o;
     MPIR_Progress_hook_activate(hook_id);
+    return MPI_SUCCESS;
+}
+
+/* 1 if ch4coll started the nonblocking call (*rc, *req), 0 for MPICH. */
+static int run_nonblocking(mcall_t *mc, MPIR_Request **req, int *rc)
+{
+    op_t *o;
+
+    if (!op_make(mc, &o, rc))
+        return 0;
+    if (*rc == MPI_SUCCESS && (*rc = op_start(o, req)) != MPI_SUCCESS)
+        op_release(o); /* no request was made */
     return 1;
+}
+
+/* Persistent collectives.  maint/build-mpich turns MPICH's
+ * MPID_<Coll>_init (ch4_coll.h) into MPIDI_CH4COLL_<Coll>_init.  ch4coll's
+ * request is MPICH's own kind PREQUEST_COLL, with sched_type
+ * MPIR_SCHED_CH4COLL (a value the build adds) and an op that lives as
+ * long as the request as its sched: the schedule's instance, the call
+ * with its v-arrays, its tags (fixed now: persistent collectives match in
+ * the order of their init calls) and the references.  MPICH's
+ * MPIR_Persist_coll_start and MPIR_Persist_coll_free_cb call
+ * MPIDI_CH4COLL_persist_start and _free for it; each start runs the op
+ * behind a new request, as a nonblocking call. */
+static int run_persistent(mcall_t *mc, MPIR_Request **req, int *rc)
+{
+    MPIR_Request *r;
+    op_t *o;
+
+    if (!op_make(mc, &o, rc))
+        return 0;
+    if (*rc != MPI_SUCCESS)
+        return 1;
+    r = MPIR_Request_create(MPIR_REQUEST_KIND__PREQUEST_COLL);
+    if (!r) {
+        op_release(o);
+        *rc = ch4coll_host_error(mc->call.comm, CH4COLL_ERR_NOMEM);
+        return 1;
+    }
+    o->persistent = 1;
+    o->tag = ch4coll_comm_next_tag(&o->m->c, ch4coll_run_ntags(o->in));
+    MPIR_Comm_add_ref(o->m->comm);
+    r->comm = o->m->comm;
+    r->u.persist_coll.sched_type = MPIR_SCHED_CH4COLL;
+    r->u.persist_coll.sched = o;
+    r->u.persist_coll.real_request = NULL;
+    *req = r;
+    return 1;
+}
+
+int MPIDI_CH4COLL_persist_start(void *sched, MPIR_Request **real)
+{
+    return op_start(sched, real);
+}
+
+void MPIDI_CH4COLL_persist_free(void *sched)
+{
+    op_release(sched);
 }
 
 /* --------------------------------------------------- the 32 entries */
@@ -890,4 +967,274 @@ int MPIDI_CH4COLL_Ialltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
     START_OR(MPIR_Ialltoallv_impl(sendbuf, sendcounts, sdispls, sendtype,
                                   recvbuf, recvcounts, rdispls, recvtype, comm,
                                   req));
+}
+
+/* ------------------------------------------- the 16 persistent entries */
+
+int MPIDI_CH4COLL_Barrier_init(MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    barrier_call(&mc, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Barrier_init_impl(comm, info, req);
+}
+
+int MPIDI_CH4COLL_Bcast_init(void *buffer, MPI_Aint count,
+                             MPI_Datatype datatype, int root, MPIR_Comm *comm,
+                             MPIR_Info *info, MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    bcast_call(&mc, buffer, count, datatype, root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Bcast_init_impl(buffer, count, datatype, root, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Reduce_init(const void *sendbuf, void *recvbuf,
+                              MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduction_call(&mc, CH4COLL_REDUCE, sendbuf, recvbuf, count, datatype, op,
+                   root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Reduce_init_impl(sendbuf, recvbuf, count, datatype, op, root,
+                                 comm, info, req);
+}
+
+int MPIDI_CH4COLL_Allreduce_init(const void *sendbuf, void *recvbuf,
+                                 MPI_Aint count, MPI_Datatype datatype,
+                                 MPI_Op op, MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduction_call(&mc, CH4COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype,
+                   op, 0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Allreduce_init_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                                    info, req);
+}
+
+int MPIDI_CH4COLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                            MPI_Aint recvcount,
+                                            MPI_Datatype datatype, MPI_Op op,
+                                            MPIR_Comm *comm, MPIR_Info *info,
+                                            MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduction_call(&mc, CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
+                   recvcount, datatype, op, 0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Reduce_scatter_block_init_impl(sendbuf, recvbuf, recvcount,
+                                               datatype, op, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                      const MPI_Aint *recvcounts,
+                                      MPI_Datatype datatype, MPI_Op op,
+                                      MPIR_Comm *comm, MPIR_Info *info,
+                                      MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduce_scatter_call(&mc, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Reduce_scatter_init_impl(sendbuf, recvbuf, recvcounts, datatype,
+                                         op, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Allgather_init(const void *sendbuf, MPI_Aint sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 MPI_Aint recvcount, MPI_Datatype recvtype,
+                                 MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    regular_call(&mc, CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
+                 recvcount, recvtype, 0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Allgather_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Alltoall_init(const void *sendbuf, MPI_Aint sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Aint recvcount, MPI_Datatype recvtype,
+                                MPIR_Comm *comm, MPIR_Info *info,
+                                MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    regular_call(&mc, CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
+                 recvcount, recvtype, 0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Alltoall_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Gather_init(const void *sendbuf, MPI_Aint sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Aint recvcount, MPI_Datatype recvtype,
+                              int root, MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    regular_call(&mc, CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
+                 recvcount, recvtype, root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Gather_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvtype, root, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Scatter_init(const void *sendbuf, MPI_Aint sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Aint recvcount, MPI_Datatype recvtype,
+                               int root, MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    regular_call(&mc, CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
+                 recvcount, recvtype, root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Scatter_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, recvtype, root, comm, info, req);
+}
+
+int MPIDI_CH4COLL_Allgatherv_init(const void *sendbuf, MPI_Aint sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Aint *recvcounts,
+                                  const MPI_Aint *displs, MPI_Datatype recvtype,
+                                  MPIR_Comm *comm, MPIR_Info *info,
+                                  MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    vrecv_call(&mc, CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+               recvcounts, displs, recvtype, 0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Allgatherv_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcounts, displs, recvtype, comm, info,
+                                     req);
+}
+
+int MPIDI_CH4COLL_Gatherv_init(const void *sendbuf, MPI_Aint sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Aint *recvcounts,
+                               const MPI_Aint *displs, MPI_Datatype recvtype,
+                               int root, MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    /* MPI reads the v-arrays at the root only */
+    vrecv_call(&mc, CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
+               comm->rank == root ? recvcounts : NULL,
+               comm->rank == root ? displs : NULL, recvtype, root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Gatherv_init_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcounts, displs, recvtype, root, comm,
+                                  info, req);
+}
+
+int MPIDI_CH4COLL_Scatterv_init(const void *sendbuf, const MPI_Aint *sendcounts,
+                                const MPI_Aint *displs, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Aint recvcount,
+                                MPI_Datatype recvtype, int root,
+                                MPIR_Comm *comm, MPIR_Info *info,
+                                MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    scatterv_call(&mc, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                  recvcount, recvtype, root, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Scatterv_init_impl(sendbuf, sendcounts, displs, sendtype,
+                                   recvbuf, recvcount, recvtype, root, comm,
+                                   info, req);
+}
+
+int MPIDI_CH4COLL_Alltoallv_init(const void *sendbuf,
+                                 const MPI_Aint *sendcounts,
+                                 const MPI_Aint *sdispls, MPI_Datatype sendtype,
+                                 void *recvbuf, const MPI_Aint *recvcounts,
+                                 const MPI_Aint *rdispls, MPI_Datatype recvtype,
+                                 MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    alltoallv_call(&mc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                   recvcounts, rdispls, recvtype, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Alltoallv_init_impl(sendbuf, sendcounts, sdispls, sendtype,
+                                    recvbuf, recvcounts, rdispls, recvtype,
+                                    comm, info, req);
+}
+
+int MPIDI_CH4COLL_Scan_init(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, MPIR_Comm *comm,
+                            MPIR_Info *info, MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduction_call(&mc, CH4COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                   comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Scan_init_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                               info, req);
+}
+
+int MPIDI_CH4COLL_Exscan_init(const void *sendbuf, void *recvbuf,
+                              MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                              MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req)
+{
+    mcall_t mc;
+    int rc;
+
+    reduction_call(&mc, CH4COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op,
+                   0, comm);
+    if (run_persistent(&mc, req, &rc))
+        return rc;
+    return MPIR_Exscan_init_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                                 info, req);
 }

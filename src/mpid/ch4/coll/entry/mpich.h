@@ -138,4 +138,87 @@ int MPIDI_CH4COLL_Iexscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
                           MPI_Datatype datatype, MPI_Op op, MPIR_Comm *comm,
                           MPIR_Request **req);
 
+/* Persistent collectives (MPID_<Coll>_init): a request of kind
+ * PREQUEST_COLL whose sched is ch4coll's (sched_type MPIR_SCHED_CH4COLL),
+ * or MPIR_<Coll>_init_impl's when ch4coll does not take the call.
+ * MPIR_Persist_coll_start and MPIR_Persist_coll_free_cb call
+ * MPIDI_CH4COLL_persist_start and _free for such a sched. */
+int MPIDI_CH4COLL_Barrier_init(MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req);
+int MPIDI_CH4COLL_Bcast_init(void *buffer, MPI_Aint count,
+                             MPI_Datatype datatype, int root, MPIR_Comm *comm,
+                             MPIR_Info *info, MPIR_Request **req);
+int MPIDI_CH4COLL_Reduce_init(const void *sendbuf, void *recvbuf,
+                              MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req);
+int MPIDI_CH4COLL_Allreduce_init(const void *sendbuf, void *recvbuf,
+                                 MPI_Aint count, MPI_Datatype datatype,
+                                 MPI_Op op, MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req);
+int MPIDI_CH4COLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                            MPI_Aint recvcount,
+                                            MPI_Datatype datatype, MPI_Op op,
+                                            MPIR_Comm *comm, MPIR_Info *info,
+                                            MPIR_Request **req);
+int MPIDI_CH4COLL_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                      const MPI_Aint *recvcounts,
+                                      MPI_Datatype datatype, MPI_Op op,
+                                      MPIR_Comm *comm, MPIR_Info *info,
+                                      MPIR_Request **req);
+int MPIDI_CH4COLL_Allgather_init(const void *sendbuf, MPI_Aint sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 MPI_Aint recvcount, MPI_Datatype recvtype,
+                                 MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req);
+int MPIDI_CH4COLL_Alltoall_init(const void *sendbuf, MPI_Aint sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Aint recvcount, MPI_Datatype recvtype,
+                                MPIR_Comm *comm, MPIR_Info *info,
+                                MPIR_Request **req);
+int MPIDI_CH4COLL_Gather_init(const void *sendbuf, MPI_Aint sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Aint recvcount, MPI_Datatype recvtype,
+                              int root, MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req);
+int MPIDI_CH4COLL_Scatter_init(const void *sendbuf, MPI_Aint sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Aint recvcount, MPI_Datatype recvtype,
+                               int root, MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req);
+int MPIDI_CH4COLL_Allgatherv_init(const void *sendbuf, MPI_Aint sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Aint *recvcounts,
+                                  const MPI_Aint *displs, MPI_Datatype recvtype,
+                                  MPIR_Comm *comm, MPIR_Info *info,
+                                  MPIR_Request **req);
+int MPIDI_CH4COLL_Gatherv_init(const void *sendbuf, MPI_Aint sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Aint *recvcounts,
+                               const MPI_Aint *displs, MPI_Datatype recvtype,
+                               int root, MPIR_Comm *comm, MPIR_Info *info,
+                               MPIR_Request **req);
+int MPIDI_CH4COLL_Scatterv_init(const void *sendbuf, const MPI_Aint *sendcounts,
+                                const MPI_Aint *displs, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Aint recvcount,
+                                MPI_Datatype recvtype, int root,
+                                MPIR_Comm *comm, MPIR_Info *info,
+                                MPIR_Request **req);
+int MPIDI_CH4COLL_Alltoallv_init(const void *sendbuf,
+                                 const MPI_Aint *sendcounts,
+                                 const MPI_Aint *sdispls, MPI_Datatype sendtype,
+                                 void *recvbuf, const MPI_Aint *recvcounts,
+                                 const MPI_Aint *rdispls, MPI_Datatype recvtype,
+                                 MPIR_Comm *comm, MPIR_Info *info,
+                                 MPIR_Request **req);
+int MPIDI_CH4COLL_Scan_init(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, MPIR_Comm *comm,
+                            MPIR_Info *info, MPIR_Request **req);
+int MPIDI_CH4COLL_Exscan_init(const void *sendbuf, void *recvbuf,
+                              MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                              MPIR_Comm *comm, MPIR_Info *info,
+                              MPIR_Request **req);
+int MPIDI_CH4COLL_persist_start(void *sched, MPIR_Request **real);
+void MPIDI_CH4COLL_persist_free(void *sched);
+
 #endif /* CH4COLL_MPICH_H */
