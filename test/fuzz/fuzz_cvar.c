@@ -84,7 +84,7 @@ static void check_forced(int coll, const ch4coll_forced_t *f, const char *text)
         return;
     if (f->algo->coll != coll)
         fuzz_fail("algorithm of another collective", text);
-    for (j = 0; j < f->algo->nparams; j++)
+    for (j = 0; j < ch4coll_algo_nparams(f->algo); j++)
         if (f->params[j] < f->algo->params[j].min ||
             f->params[j] > f->algo->params[j].max)
             fuzz_fail("parameter out of range", text);

@@ -71,7 +71,7 @@ static void check_tree(const ch4coll_tree_t *t)
                 fuzz_fail("leaf with children");
             if (n->coll >= 0 && (!n->algo || n->algo->coll != n->coll))
                 fuzz_fail("leaf of a ch4coll collective without algorithm");
-            for (j = 0; n->algo && j < n->algo->nparams; j++)
+            for (j = 0; n->algo && j < ch4coll_algo_nparams(n->algo); j++)
                 if (n->params[j] < n->algo->params[j].min ||
                     n->params[j] > n->algo->params[j].max)
                     fuzz_fail("leaf parameter out of range");

@@ -1119,7 +1119,7 @@ START_TEST(test_tree_param_values)
     int i;
 
     for (i = 0; i < ch4coll_nalgos && !al; i++)
-        if (ch4coll_algos[i].nparams > 0)
+        if (ch4coll_algo_nparams(&ch4coll_algos[i]) > 0)
             al = &ch4coll_algos[i];
     if (!al) {
         printf("note: no registered algorithm takes parameters; parameter "

@@ -108,7 +108,7 @@ static int sweep_params(const ch4coll_algo_t *al)
     int64_t params[CH4COLL_MAX_PARAMS];
     int i, k, fails = 0;
 
-    for (i = 0; i < al->nparams; i++) {
+    for (i = 0; i < ch4coll_algo_nparams(al); i++) {
         const ch4coll_param_def_t *d = &al->params[i];
         int64_t vals[4] = {d->min, d->min + 1, (d->min + d->def) / 2 + 1,
                            d->def + 3};
@@ -194,7 +194,7 @@ static int sweep_nodes(const ch4coll_algo_t *al)
     int pi, k, map, i, round, fails = 0, cases = 0;
 
     ch4coll_algo_default_params(al, params);
-    for (i = 0; i < al->nparams; i++)
+    for (i = 0; i < ch4coll_algo_nparams(al); i++)
         if (strcmp(al->params[i].name, "chunk") == 0 &&
             al->params[i].max >= 8) {
             params[i] = 8;

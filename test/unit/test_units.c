@@ -652,8 +652,13 @@ static int rec_reduce(void *ctx, const void *in, void *inout, size_t count,
 }
 
 static const ch4coll_transport_t rec_transport = {
-    "rec",        sizeof(int32_t), rec_isend, rec_irecv,
-    rec_testsome, rec_reduce,      NULL,      NULL};
+    .name = "rec",
+    .req_size = sizeof(int32_t),
+    .isend = rec_isend,
+    .irecv = rec_irecv,
+    .testsome = rec_testsome,
+    .reduce = rec_reduce,
+};
 
 /*
  * Rank 0: v0 recv t0 | v1 send t1 after v0 | v2 recv t2 after v1 | v3 send
@@ -712,6 +717,178 @@ START_TEST(test_sched_issue_order)
         ck_assert_int_eq(w.rbuf[r][1], sval(1 - r, 1));
     }
     world_destroy(&w);
+}
+END_TEST
+
+/* A transport with only blocking operations, for run_direct: it logs each
+ * message ('s' send, 'r' receive, 'x' sendrecv) and a receive delivers
+ * 7000 + i; the nonblocking operations must not be used. */
+typedef struct {
+    char log[8];
+    int n;
+    int sent0; /* first element of the last message sent */
+} blk_ctx_t;
+
+static void blk_log(blk_ctx_t *c, char k)
+{
+    if (c->n < 7)
+        c->log[c->n++] = k;
+}
+
+static void blk_deliver(void *buf, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; i++)
+        ((int *) buf)[i] = 7000 + (int) i;
+}
+
+static int blk_isend(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag, void *req)
+{
+    (void) ctx, (void) buf, (void) count, (void) dt, (void) peer, (void) tag;
+    (void) req;
+    return CH4COLL_ERR_MPI;
+}
+
+static int blk_irecv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
+                     int peer, int tag, void *req)
+{
+    return blk_isend(ctx, buf, count, dt, peer, tag, req);
+}
+
+static int blk_send(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
+                    int peer, int tag)
+{
+    (void) count, (void) dt, (void) peer, (void) tag;
+    blk_log(ctx, 's');
+    ((blk_ctx_t *) ctx)->sent0 = *(const int *) buf;
+    return CH4COLL_OK;
+}
+
+static int blk_recv(void *ctx, void *buf, size_t count, MPI_Datatype dt,
+                    int peer, int tag)
+{
+    (void) dt, (void) peer, (void) tag;
+    blk_log(ctx, 'r');
+    blk_deliver(buf, count);
+    return CH4COLL_OK;
+}
+
+static int blk_sendrecv(void *ctx, const void *sbuf, size_t scount, int dst,
+                        int stag, void *rbuf, size_t rcount, int src, int rtag,
+                        MPI_Datatype dt)
+{
+    (void) scount, (void) dst, (void) stag, (void) src, (void) rtag, (void) dt;
+    blk_log(ctx, 'x');
+    ((blk_ctx_t *) ctx)->sent0 = *(const int *) sbuf;
+    blk_deliver(rbuf, rcount);
+    return CH4COLL_OK;
+}
+
+static const ch4coll_transport_t blk_transport = {
+    .name = "blocking",
+    .req_size = sizeof(int32_t),
+    .isend = blk_isend,
+    .irecv = blk_irecv,
+    .send = blk_send,
+    .recv = blk_recv,
+    .sendrecv = blk_sendrecv,
+};
+
+/*
+ * Rank 0 of 2.  Shape 0, an exchange as recursive doubling's at p = 2:
+ * v0 copy s[0..2) -> r[2..4) | v1 send s[0..2) | v2 recv r[0..2) |
+ * v3 r[2..4) += r[0..2) after v0, v2: one sendrecv, then the reduction.
+ * Shape 1: the send after the receive (a chain): not an exchange.
+ * Shape 2: three messages: not an exchange.  Shape 3: one send after a
+ * copy: a blocking send of the copied data.  Shape 4: a copy and a send
+ * that do not depend on each other, the copy first in vertex order: the
+ * send goes first (it reads r[0] before the copy writes it, a probe of the
+ * order only).
+ */
+START_TEST(test_sched_run_direct)
+{
+    static const char *want_log[] = {"x", "", "", "s", "s"};
+    int sh = _i, sb[4] = {1, 2, 3, 4}, rb[4] = {-1, -1, -1, -1}, v[4], rc;
+    blk_ctx_t ctx;
+    ch4coll_sched_t s;
+
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2),
+                     CH4COLL_OK);
+    ch4coll_sched_set_ntags(&s, 3);
+    if (sh == 0) {
+        v[0] = ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                  ch4coll_ref(CH4COLL_BUF_RECV, ioff(2)), 2, 0,
+                                  NULL);
+        v[1] = ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 2, 1, 0,
+                                  0, NULL);
+        v[2] = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 2, 1, 0,
+                                  0, NULL);
+        v[1] = v[2];
+        ch4coll_sched_reduce(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                             ch4coll_ref(CH4COLL_BUF_RECV, ioff(2)), 2, 2, v);
+    } else if (sh == 1 || sh == 2) {
+        v[0] = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 0,
+                                  0, NULL);
+        ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 1,
+                           sh == 1, v);
+        if (sh == 2)
+            ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0), 1, 1, 2, 0,
+                               NULL);
+    } else {
+        v[0] = ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, ioff(3)),
+                                  ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 0, NULL);
+        ch4coll_sched_send(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), 1, 1, 0,
+                           sh == 3, v);
+    }
+    ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
+    ck_assert_int_eq(s.exchange, sh == 0 || sh >= 3);
+    memset(&ctx, 0, sizeof ctx);
+    ck_assert_int_eq(ch4coll_sched_start(&s, sb, rb, 0, &blk_transport, &ctx),
+                     CH4COLL_OK);
+    ck_assert_int_eq(ch4coll_sched_run_direct(&s, &rc), sh == 0 || sh >= 3);
+    ck_assert_str_eq(ctx.log, want_log[sh]);
+    if (sh == 0) {
+        ck_assert_int_eq(rc, CH4COLL_OK);
+        ck_assert(ch4coll_sched_done(&s));
+        ck_assert_int_eq(ctx.sent0, 1);
+        ck_assert_int_eq(rb[2], 1 + 7000);
+        ck_assert_int_eq(rb[3], 2 + 7001);
+    } else if (sh >= 3) {
+        ck_assert_int_eq(rc, CH4COLL_OK);
+        ck_assert(ch4coll_sched_done(&s));
+        ck_assert_int_eq(ctx.sent0, (sh == 3 ? 4 : -1));
+        ck_assert_int_eq(rb[0], 4);
+    }
+    ch4coll_sched_destroy(&s);
+}
+END_TEST
+
+/* Every registry row is whole: a builder and a cost (or neither: native),
+ * a description, and parameters without gaps whose defaults are in range
+ * (the rows use designated initializers; nothing is counted by hand). */
+START_TEST(test_registry_rows)
+{
+    const ch4coll_algo_t *al = &ch4coll_algos[_i];
+    int i, n = ch4coll_algo_nparams(al);
+
+    ck_assert_msg(al->desc && al->desc[0], "row %d: no description", _i);
+    ck_assert_msg(!al->build == !al->cost, "%s: builder without cost",
+                  al->name);
+    ck_assert_int_eq(!al->build, strcmp(al->name, "native") == 0);
+    for (i = 0; i < CH4COLL_MAX_PARAMS; i++) {
+        const ch4coll_param_def_t *d = &al->params[i];
+        if (i >= n) {
+            ck_assert_msg(!d->name, "%s: parameter %d after a gap", al->name,
+                          i);
+            continue;
+        }
+        ck_assert_msg(d->min <= d->def && d->def <= d->max,
+                      "%s: %s default outside [min, max]", al->name, d->name);
+        ck_assert_msg(d->desc && d->desc[0], "%s: %s undescribed", al->name,
+                      d->name);
+    }
 }
 END_TEST
 
@@ -1857,7 +2034,7 @@ static int perm_check(int p, uint64_t seed, unsigned char (*met)[TREES_PMAX],
 }
 
 /* The builders' seed and another for p = 1..200, and the list of
- * alltoall_more.c's worked example (p = 5). */
+ * alltoall_bruck.c's worked example (p = 5). */
 START_TEST(test_topo_permutation)
 {
     static const int p5[] = {1, 2, 0, 3, 4};
@@ -2912,7 +3089,7 @@ static int ilv_mix(int p, int eager, hz_case_t *c,
         if (p < row->min_p)
             continue;
         ch4coll_algo_default_params(al, params[n]);
-        for (j = 0; j < al->nparams && row->chunk > 0; j++)
+        for (j = 0; j < ch4coll_algo_nparams(al) && row->chunk > 0; j++)
             if (strcmp(al->params[j].name, "chunk") == 0)
                 params[n][j] = row->chunk;
         memset(&c[n], 0, sizeof c[n]);
@@ -3012,6 +3189,8 @@ static Suite *units_suite(void)
     tcase_add_test(tc, test_sched_view);
     tcase_add_test(tc, test_sched_chain);
     tcase_add_test(tc, test_sched_issue_order);
+    tcase_add_loop_test(tc, test_sched_run_direct, 0, 5);
+    tcase_add_loop_test(tc, test_registry_rows, 0, ch4coll_nalgos);
     tcase_add_test(tc, test_sched_scratch_at_commit);
     tcase_add_test(tc, test_sched_clone);
     suite_add_tcase(s, tc);

@@ -177,14 +177,24 @@ typedef struct ch4coll_algo {
     int coll;
     ch4coll_build_fn build; /* NULL for "native" */
     unsigned restrictions;
-    int nparams;
-    ch4coll_param_def_t params[CH4COLL_MAX_PARAMS];
+    ch4coll_param_def_t params[CH4COLL_MAX_PARAMS]; /* the first nameless
+                                                       one ends the list */
     const char *desc;
     ch4coll_cost_fn cost; /* NULL for "native" */
 } ch4coll_algo_t;
 
 extern const ch4coll_algo_t ch4coll_algos[];
 extern const int ch4coll_nalgos;
+
+/* How many parameters al takes (counted, never written by hand). */
+static inline int ch4coll_algo_nparams(const ch4coll_algo_t *al)
+{
+    int n = 0;
+
+    while (n < CH4COLL_MAX_PARAMS && al->params[n].name)
+        n++;
+    return n;
+}
 
 const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name);
 int ch4coll_algo_is_native(const ch4coll_algo_t *al);

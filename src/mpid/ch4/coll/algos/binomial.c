@@ -384,15 +384,16 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (tord_node(&t, a, &vr, &parent, &span, &lim) != CH4COLL_OK)
         return CH4COLL_ERR_NOMEM;
     if (vr == 0) {
-        if (!a->inplace)
-            ch4coll_sched_copy(s,
-                               ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
-                               ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
         /* largest subtree first; each send waits for the previous one, so
          * a subtree packed through scratch keeps its turn */
         for (m = lim / 2; m >= 1; m /= 2)
             if (m < p)
                 prev = scatter_to_child(s, &t, m, n, prev);
+        /* its own block last: the children do not wait for the copy */
+        if (!a->inplace)
+            ch4coll_sched_copy(s,
+                               ch4coll_ref(CH4COLL_BUF_SEND, (size_t) root * n),
+                               ch4coll_ref(CH4COLL_BUF_RECV, 0), n, 0, NULL);
     } else if (span == 1) {
         ch4coll_sched_recv(s, ch4coll_ref(CH4COLL_BUF_RECV, 0), n,
                            tord_rank(&t, parent), 0, 0, NULL);

@@ -59,16 +59,16 @@ int ch4coll_scatterv_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                a->root, 0, 0, NULL);
         return CH4COLL_OK;
     }
-    for (i = 0; i < p; i++) {
-        ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_SEND, a->sdispls[i]);
-        if (a->scounts[i] == 0 || (i == a->root && a->inplace))
-            continue;
-        if (i == a->root)
-            ch4coll_sched_copy(s, at, ch4coll_ref(CH4COLL_BUF_RECV, 0),
-                               a->scounts[i], 0, NULL);
-        else
-            ch4coll_sched_send(s, at, a->scounts[i], i, 0, 0, NULL);
-    }
+    for (i = 0; i < p; i++)
+        if (a->scounts[i] > 0 && i != a->root)
+            ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_SEND, a->sdispls[i]),
+                               a->scounts[i], i, 0, 0, NULL);
+    /* its own block last: no rank waits for the copy */
+    i = a->root;
+    if (a->scounts[i] > 0 && !a->inplace)
+        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, a->sdispls[i]),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), a->scounts[i], 0,
+                           NULL);
     return CH4COLL_OK;
 }
 

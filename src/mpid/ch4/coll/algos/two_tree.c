@@ -43,9 +43,9 @@
  * hold the sender's port until the child is free and the schedule would
  * drift towards serialisation (p = 96, 1 MiB: 231 us; 274 us with sends
  * chained in tree order, 334 us with two sends in flight per child as in
- * pipelined.c).  Receives: chunk c of tree t is posted once chunk c - 2 has
- * arrived; tag 2t + c mod 2, 4 tags.  So at most one send and four
- * receives per rank are in flight.
+ * pipelined_bintree.c).  Receives: chunk c of tree t is posted once chunk c - 2
+ * has arrived; tag 2t + c mod 2, 4 tags.  So at most one send and four receives
+ * per rank are in flight.
  *
  * Cost (tau = alpha + c beta, c the chunk, k_t chunks in half t, K = k_A +
  * k_B chunks in all): the root sends one chunk per step, and the last chunk

@@ -55,8 +55,8 @@ int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out)
     out->commutative_only = (al->restrictions & CH4COLL_R_COMMUTATIVE) != 0;
     out->node_aware =
         (al->restrictions & (CH4COLL_F_NODES | CH4COLL_R_NODES)) != 0;
-    out->nparams = al->nparams;
-    for (j = 0; j < al->nparams; j++) {
+    out->nparams = ch4coll_algo_nparams(al);
+    for (j = 0; j < ch4coll_algo_nparams(al); j++) {
         out->param_names[j] = al->params[j].name;
         out->param_defaults[j] = al->params[j].def;
         out->param_min[j] = al->params[j].min;
@@ -419,7 +419,7 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
         snprintf(line, sizeof line, "-> error: %s", ch4coll_strerror(rc));
     } else {
         size_t n = (size_t) snprintf(line, sizeof line, "-> %s", ch.algo->name);
-        for (i = 0; i < ch.algo->nparams && n < sizeof line; i++)
+        for (i = 0; i < ch4coll_algo_nparams(ch.algo) && n < sizeof line; i++)
             n += (size_t) snprintf(line + n, sizeof line - n, "%s%s=%lld",
                                    i ? "," : ":", ch.algo->params[i].name,
                                    (long long) ch.params[i]);

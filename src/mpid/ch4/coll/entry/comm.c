@@ -77,17 +77,27 @@ void ch4coll_comm_unref(ch4coll_comm_t *c)
         ch4coll_comm_release(c);
 }
 
-static int count_cores(void)
+/* Cores online, asked once: sysconf reads a file in /sys on every call,
+ * and the wait loops ask on every call (a relaxed atomic: threads that
+ * race store the same number). */
+int ch4coll_cores(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int) n : 1;
+    static int cores;
+    int n = __atomic_load_n(&cores, __ATOMIC_RELAXED);
+
+    if (n == 0) {
+        long v = sysconf(_SC_NPROCESSORS_ONLN);
+        n = v > 0 ? (int) v : 1;
+        __atomic_store_n(&cores, n, __ATOMIC_RELAXED);
+    }
+    return n;
 }
 
 int ch4coll_comm_want_yield(void)
 {
     if (ch4coll_config.yield != CH4COLL_YIELD_AUTO)
         return ch4coll_config.yield;
-    return ch4coll_node_ranks > count_cores();
+    return ch4coll_node_ranks > ch4coll_cores();
 }
 
 /* Locality summary from node_of (renumbered in order of first

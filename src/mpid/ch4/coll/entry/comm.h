@@ -109,6 +109,9 @@ int ch4coll_comm_setups_progress(void);
  * has more ranks than cores). */
 int ch4coll_comm_want_yield(void);
 
+/* Cores online on this node (asked of the system once). */
+int ch4coll_cores(void);
+
 /* A request is done with c (see refs). */
 void ch4coll_comm_unref(ch4coll_comm_t *c);
 

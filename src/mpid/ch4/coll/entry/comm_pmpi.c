@@ -188,7 +188,7 @@ static int init_once(int collective)
                 "ch4coll %s: %s, %d rank(s) on this node, "
                 "%d core(s), selection from %s",
                 "0.1.0", ch4coll_config.enable ? "enabled" : "disabled",
-                ch4coll_node_ranks, (int) sysconf(_SC_NPROCESSORS_ONLN),
+                ch4coll_node_ranks, ch4coll_cores(),
                 ch4coll_select_tree() ? ch4coll_select_tree()->name : "-");
     return rc;
 }

@@ -451,7 +451,7 @@ static void format_decision(ch4coll_centry_t *e, const ch4coll_args_t *a,
     char params[96] = "";
     size_t used = 0;
 
-    for (i = 0; i < e->algo->nparams && used < sizeof params; i++)
+    for (i = 0; i < ch4coll_algo_nparams(e->algo) && used < sizeof params; i++)
         used += (size_t) snprintf(
             params + used, sizeof params - used, "%s%s=%lld", i ? "," : ":",
             e->algo->params[i].name, (long long) ch->params[i]);
@@ -555,14 +555,23 @@ static int alloc_stages(ch4coll_centry_t *e, const ch4coll_call_t *call,
 
 /* ---------------------------------------------------------- execute */
 
+/* Blocking inside the host spins without yielding the core; under SMPI
+ * every poll costs simulated time instead, so there it always blocks. */
+#ifdef CH4COLL_SMPI
+#define MAY_BLOCK(yield) 1
+#else
+#define MAY_BLOCK(yield) (!(yield))
+#endif
+
 static int wait_done(ch4coll_sched_t *s, int yield)
 {
     int rc, progressed, others;
 
-    /* a transport that would rather block than poll, no nonblocking
-     * collective needing progress meanwhile, and no other thread that
-     * could want the lock */
-    if (s->tp->waitsome && !ch4coll_host_busy() && !ch4coll_locking)
+    /* a transport that can block, a core of this rank's own, no nonblocking
+     * collective needing progress meanwhile, and no other thread that could
+     * want the lock */
+    if (s->tp->waitsome && MAY_BLOCK(yield) && !ch4coll_host_busy() &&
+        !ch4coll_locking)
         return ch4coll_sched_wait(s);
     for (;;) {
         rc = ch4coll_sched_progress(s, &progressed);

@@ -411,6 +411,51 @@ static int build_csr(ch4coll_sched_t *s)
     return CH4COLL_OK;
 }
 
+/* Whether vertex `to` depends on `from`, through the out-edges; pending
+ * and ready serve as the marks and the stack (the schedule is not
+ * running). */
+static int depends_on(ch4coll_sched_t *s, int to, int from)
+{
+    int top = 0, j;
+
+    memset(s->pending, 0, (size_t) s->nv * sizeof *s->pending);
+    s->ready[top++] = from;
+    s->pending[from] = 1;
+    while (top > 0) {
+        const ch4coll_vtx_t *u = &s->vtx[s->ready[--top]];
+        for (j = 0; j < u->n_out; j++) {
+            int w = s->succ[u->out_first + j];
+            if (w == to)
+                return 1;
+            if (!s->pending[w]) {
+                s->pending[w] = 1;
+                s->ready[top++] = w;
+            }
+        }
+    }
+    return 0;
+}
+
+/* At most one send and one receive, neither after the other. */
+static int is_exchange(ch4coll_sched_t *s)
+{
+    int i, snd = -1, rcv = -1;
+
+    if (s->ncomm > 2)
+        return 0;
+    for (i = 0; i < s->nv; i++) {
+        int k = s->vtx[i].kind;
+        if (k == CH4COLL_V_SEND && snd < 0)
+            snd = i;
+        else if (k == CH4COLL_V_RECV && rcv < 0)
+            rcv = i;
+        else if (k == CH4COLL_V_SEND || k == CH4COLL_V_RECV)
+            return 0;
+    }
+    return snd < 0 || rcv < 0 ||
+           (!depends_on(s, rcv, snd) && !depends_on(s, snd, rcv));
+}
+
 int ch4coll_sched_commit(ch4coll_sched_t *s)
 {
     int i, rc;
@@ -440,6 +485,7 @@ int ch4coll_sched_commit(ch4coll_sched_t *s)
     s->done_idx = ch4coll_malloc(n * sizeof *s->done_idx);
     if (!s->pending || !s->ready || !s->act || !s->reqs || !s->done_idx)
         return s->status = CH4COLL_ERR_NOMEM;
+    s->exchange = is_exchange(s);
     /* the build-time dependency lists are no longer needed */
     ch4coll_free(s->deps);
     s->deps = NULL;
@@ -686,23 +732,70 @@ int ch4coll_sched_wait(ch4coll_sched_t *s)
     return advance(s, 1, &progressed);
 }
 
+/* The messages of an exchange once all of them are ready: one blocking
+ * call, then their successors become ready. */
+static int exchange_now(ch4coll_sched_t *s, int sid, int rid)
+{
+    const ch4coll_vtx_t *snd = sid >= 0 ? &s->vtx[sid] : NULL;
+    const ch4coll_vtx_t *rcv = rid >= 0 ? &s->vtx[rid] : NULL;
+    int rc;
+
+    if (snd && rcv)
+        rc = s->tp->sendrecv(s->tctx, ref_ptr(s, snd->a), snd->count, snd->peer,
+                             s->tag_base + snd->tag, ref_ptr(s, rcv->a),
+                             rcv->count, rcv->peer, s->tag_base + rcv->tag,
+                             s->elem.dt);
+    else if (snd)
+        rc = s->tp->send(s->tctx, ref_ptr(s, snd->a), snd->count, s->elem.dt,
+                         snd->peer, s->tag_base + snd->tag);
+    else
+        rc = s->tp->recv(s->tctx, ref_ptr(s, rcv->a), rcv->count, s->elem.dt,
+                         rcv->peer, s->tag_base + rcv->tag);
+    if (rc == CH4COLL_OK && snd)
+        complete(s, sid);
+    if (rc == CH4COLL_OK && rcv)
+        complete(s, rid);
+    return rc;
+}
+
+/* Local steps run while a message is not ready yet.  Once every message
+ * is, they go out before any local step that is ready too (a root's send
+ * before its own copy: the peer does not wait for the copy), and in one
+ * call: a blocking send and a blocking receive, in either order, could
+ * each wait for the other rank's rendezvous. */
 int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc)
 {
-    const ch4coll_vtx_t *v;
+    int id, sid = -1, rid = -1, left;
 
-    if (s->nv != 1 || !s->tp->send || !s->tp->recv)
+    if (!s->exchange || !s->tp->sendrecv)
         return 0;
-    v = &s->vtx[0];
-    if (v->kind == CH4COLL_V_SEND)
-        *rc = s->tp->send(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
-                          v->peer, s->tag_base + v->tag);
-    else if (v->kind == CH4COLL_V_RECV)
-        *rc = s->tp->recv(s->tctx, ref_ptr(s, v->a), v->count, s->elem.dt,
-                          v->peer, s->tag_base + v->tag);
-    else
-        return 0;
-    if (*rc == CH4COLL_OK)
-        s->ndone = s->nv;
+    left = s->ncomm;
+    *rc = CH4COLL_OK;
+    while (*rc == CH4COLL_OK) {
+        int k, w = s->rhead;
+        for (k = s->rhead; k < s->rtail; k++) {
+            id = s->ready[k];
+            if (s->vtx[id].kind == CH4COLL_V_SEND)
+                sid = id;
+            else if (s->vtx[id].kind == CH4COLL_V_RECV)
+                rid = id;
+            else
+                s->ready[w++] = id;
+        }
+        s->rtail = w;
+        if (left > 0 && (sid >= 0) + (rid >= 0) == left) {
+            *rc = exchange_now(s, sid, rid);
+            left = 0;
+            continue;
+        }
+        if (s->rhead == s->rtail)
+            break; /* done (or a message never became ready: see below) */
+        *rc = issue(s, s->ready[s->rhead++]);
+    }
+    /* an exchange's messages depend on local steps only, so all of them
+     * become ready: a shortfall is a scheduler bug */
+    if (*rc == CH4COLL_OK && left > 0)
+        *rc = CH4COLL_ERR_ARG;
     return 1;
 }
 

@@ -157,7 +157,9 @@ typedef struct ch4coll_sched {
     int32_t *indeg;
     int32_t *roots; /* vertices without dependencies */
     int nroots;
-    int ncomm; /* number of send + recv vertices */
+    int ncomm;    /* number of send + recv vertices */
+    int exchange; /* at most one send and one recv, neither after the
+                     other: ch4coll_sched_run_direct may run it */
     int committed;
 
     /* run state, allocated at commit */
@@ -256,16 +258,22 @@ int ch4coll_sched_start(ch4coll_sched_t *s, const void *sendbuf, void *recvbuf,
 int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed);
 
 /* Run a started schedule to its end, blocking in the transport's
- * waitsome (which it must have) whenever nothing is ready: for hosts where
- * polling costs (SimGrid SMPI), and only where nothing else needs
- * progress meanwhile. */
+ * waitsome (which it must have) whenever nothing is ready: the host's
+ * wait polls cheaper than a loop of tests through the MPI layer, and under
+ * SimGrid SMPI each test costs simulated time.  Only where nothing else
+ * needs progress meanwhile and the rank has a core of its own. */
 int ch4coll_sched_wait(ch4coll_sched_t *s);
 
-/* A started schedule that is one send or one receive, on a transport with
- * blocking operations: do it now, blocking, and return 1 (*rc: status);
- * else 0 and nothing happened.  Saves the request and the test loop of the
- * smallest collectives (bcast at p = 2); the caller uses it only where
- * blocking inside the host MPI is acceptable (not oversubscribed). */
+/* A started schedule that is one exchange (at most one send and one
+ * receive, neither depending on the other, and local steps), on a
+ * transport with blocking operations: run it now, the message(s) as one
+ * blocking send, receive or sendrecv, and return 1 (*rc: status); else 0
+ * and nothing happened.  Holding the receive's local successors until the
+ * send is done changes nothing outside the rank, so this is the same
+ * schedule without requests or a test loop: what p = 2 costs (every
+ * collective there is one exchange).  The caller uses it only where
+ * blocking inside the host MPI is acceptable (a core of its own, nothing
+ * else of ch4coll's in flight). */
 int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc);
 
 static inline int ch4coll_sched_done(const ch4coll_sched_t *s)

@@ -125,7 +125,8 @@ void ch4coll_config_default_params(const ch4coll_algo_t *al, int64_t *params)
     int i;
 
     ch4coll_algo_default_params(al, params);
-    for (i = 0; i < al->nparams && ch4coll_config.chunk_size_set; i++)
+    for (i = 0; i < ch4coll_algo_nparams(al) && ch4coll_config.chunk_size_set;
+         i++)
         if (strcmp(al->params[i].name, "chunk") == 0 &&
             ch4coll_config.chunk_size >= al->params[i].min &&
             ch4coll_config.chunk_size <= al->params[i].max)
@@ -144,7 +145,7 @@ static int parse_param(const ch4coll_algo_t *al, char *kv,
         return CH4COLL_ERR_ARG;
     }
     *eq = '\0';
-    for (i = 0; i < al->nparams; i++) {
+    for (i = 0; i < ch4coll_algo_nparams(al); i++) {
         const ch4coll_param_def_t *d = &al->params[i];
         if (strcmp(d->name, kv) != 0)
             continue;
@@ -160,8 +161,8 @@ static int parse_param(const ch4coll_algo_t *al, char *kv,
         return CH4COLL_OK;
     }
     snprintf(err, errlen, "%s has no parameter '%s'%s", al->name, kv,
-             al->nparams ? "; valid:" : " (it takes none)");
-    for (i = 0; i < al->nparams; i++) {
+             ch4coll_algo_nparams(al) ? "; valid:" : " (it takes none)");
+    for (i = 0; i < ch4coll_algo_nparams(al); i++) {
         size_t used = strlen(err);
         snprintf(err + used, errlen - used, " %s", al->params[i].name);
     }

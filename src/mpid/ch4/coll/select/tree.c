@@ -202,19 +202,19 @@ static void leaf_params(loader_t *L, ch4coll_tnode_t *n, json_object *obj,
     int i;
 
     ch4coll_config_default_params(al, n->params);
-    for (i = 0; i < al->nparams; i++)
+    for (i = 0; i < ch4coll_algo_nparams(al); i++)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s",
                  i ? ", " : "", al->params[i].name);
     json_object_object_foreach(obj, key, val)
     {
         char num[64];
         int64_t v = 0;
-        for (i = 0; i < al->nparams; i++)
+        for (i = 0; i < ch4coll_algo_nparams(al); i++)
             if (strcmp(al->params[i].name, key) == 0)
                 break;
-        if (i == al->nparams) {
+        if (i == ch4coll_algo_nparams(al)) {
             fail_at(L, path, "unknown parameter '%s'; valid: %s", key,
-                    al->nparams ? valid : "(none)");
+                    ch4coll_algo_nparams(al) ? valid : "(none)");
             return;
         }
         snprintf(num, sizeof num, "%s",

@@ -12,8 +12,12 @@ static void usage(FILE *f)
 {
     fprintf(
         f, "usage: ch4coll-info [OPTION]\n"
-           "  --algorithms        list every algorithm: collective, name, "
-           "parameters, restrictions\n"
+           "  --algorithms [--markdown]\n"
+           "                      list every algorithm: collective, name, "
+           "parameters,\n"
+           "                      restrictions (--markdown: the registry "
+           "table of\n"
+           "                      doc/algorithms.md)\n"
            "  --cvars [--markdown]\n"
            "                      list the MPIR_CVAR_CH4COLL_* variables "
            "(--markdown: the\n"
@@ -82,24 +86,44 @@ static void usage(FILE *f)
            "  --help              this text\n");
 }
 
-static void list_algorithms(void)
+/* "name=default,..." of in's parameters into buf ("-" for none). */
+static void param_list(const ch4coll_algorithm_info_t *in, char *buf,
+                       size_t len, const char *quote)
+{
+    size_t used = 0;
+    int j;
+
+    snprintf(buf, len, "-");
+    for (j = 0; j < in->nparams && used < len; j++)
+        used += (size_t) snprintf(buf + used, len - used, "%s%s%s=%lld%s",
+                                  j ? ", " : "", quote, in->param_names[j],
+                                  (long long) in->param_defaults[j], quote);
+}
+
+static void list_algorithms(int markdown)
 {
     ch4coll_algorithm_info_t in;
-    int i, j;
+    char params[160];
+    int i;
 
-    printf("%-21s %-20s %-28s %s\n", "collective", "algorithm", "parameters",
-           "description");
+    if (markdown)
+        printf("| collective | algorithm | parameters (default) | ops | "
+               "node map | description |\n|---|---|---|---|---|---|\n");
+    else
+        printf("%-21s %-20s %-28s %s\n", "collective", "algorithm",
+               "parameters", "description");
     for (i = 0; i < ch4coll_algorithm_count(); i++) {
-        char params[128] = "-";
-        size_t used = 0;
         ch4coll_algorithm_info(i, &in);
-        for (j = 0; j < in.nparams && used < sizeof params; j++)
-            used += (size_t) snprintf(
-                params + used, sizeof params - used, "%s%s=%lld", j ? "," : "",
-                in.param_names[j], (long long) in.param_defaults[j]);
-        printf("%-21s %-20s %-28s %s%s%s\n", in.collective, in.name, params,
-               in.description, in.commutative_only ? " [commutative ops]" : "",
-               in.node_aware ? " [follows the node map]" : "");
+        param_list(&in, params, sizeof params, markdown ? "`" : "");
+        if (markdown)
+            printf("| %s | `%s` | %s | %s | %s | %s |\n", in.collective,
+                   in.name, params, in.commutative_only ? "commutative" : "any",
+                   in.node_aware ? "follows" : "-", in.description);
+        else
+            printf("%-21s %-20s %-28s %s%s%s\n", in.collective, in.name, params,
+                   in.description,
+                   in.commutative_only ? " [commutative ops]" : "",
+                   in.node_aware ? " [follows the node map]" : "");
     }
 }
 
@@ -179,8 +203,13 @@ int main(int argc, char **argv)
         printf("ch4coll %s\n", ch4coll_version());
         return 0;
     }
-    if (strcmp(argv[1], "--algorithms") == 0) {
-        list_algorithms();
+    if (strcmp(argv[1], "--algorithms") == 0 && argc == 2) {
+        list_algorithms(0);
+        return 0;
+    }
+    if (strcmp(argv[1], "--algorithms") == 0 && argc == 3 &&
+        strcmp(argv[2], "--markdown") == 0) {
+        list_algorithms(1);
         return 0;
     }
     if (strcmp(argv[1], "--cvars") == 0 && argc == 2) {

@@ -1,7 +1,7 @@
 /*
  * index.h - block index arithmetic of Bruck's allgather and alltoall
- * (allgather_rd.c, alltoall_more.c: bruck) and the destination order of
- * alltoall permuted (alltoall_more.c).
+ * (allgather_doubling.c, alltoall_bruck.c) and the destination order of
+ * alltoall permuted (alltoall_scattered.c).
  *
  * Bruck (NEC MPI/SX sections 3.5, 4.2).  A rank works on p slots T[0..p).
  * Slot j of rank r starts with the block of rank (r + j) mod p (allgather:

@@ -1,6 +1,6 @@
 /*
  * trees.h - the k-nomial tree (knomial.c: bcast knomial, barrier tree) and
- * the binary heap tree (pipelined.c: bcast pipelined_bintree) over
+ * the binary heap tree (pipelined_bintree.c) over
  * relative ranks 0..p-1 rooted at 0.
  *
  * K-nomial tree, radix k >= 2 (NEC MPI/SX section 3.3 for k = 2; radix 2

@@ -43,12 +43,16 @@ struct ch4coll_transport {
     int (*reduce)(void *ctx, const void *in, void *inout, size_t count,
                   MPI_Datatype dt, MPI_Op op);
 
-    /* Optional (NULL: not offered): a blocking send / receive, for
-     * schedules that are one message (ch4coll_sched_run_direct). */
+    /* Optional (NULL: not offered, all three or none): a blocking send,
+     * receive and both at once, for schedules that are one exchange
+     * (ch4coll_sched_run_direct). */
     int (*send)(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
                 int peer, int tag);
     int (*recv)(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer,
                 int tag);
+    int (*sendrecv)(void *ctx, const void *sbuf, size_t scount, int dst,
+                    int stag, void *rbuf, size_t rcount, int src, int rtag,
+                    MPI_Datatype dt);
 
     /* Optional (NULL: not offered): like testsome, but blocks until at
      * least one request completes.  For hosts where polling is not free:

@@ -1,6 +1,6 @@
 /*
- * allgather_rd.c - logarithmic allgather and allgatherv: recursive doubling
- * and Bruck's concatenation.
+ * allgather_doubling.c - logarithmic allgather and allgatherv: recursive
+ * doubling and Bruck's concatenation.
  *
  * Source: NEC MPI/SX section 4.2 ("for small data sizes the (flat)
  * catenation algorithm of Bruck et al. [...] collects data in a logarithmic

@@ -1,5 +1,5 @@
 /*
- * pipelined.c - pipelined binary trees: broadcast, and reduce as the
+ * pipelined_bintree.c - pipelined binary trees: broadcast, and reduce as the
  * inverted broadcast.
  *
  * Source: NEC MPI/SX section 3.3: "for small messages the best possible

@@ -1,0 +1,90 @@
+# The one list of ch4coll's library sources.  Three builds read it:
+#   Makefile.am           preload mode (libch4coll), this repository;
+#   mpich/Makefile.mk     inside MPICH (maint/build-mpich);
+#   maint/smpi            the SimGrid SMPI library (make -f this file).
+# Paths are relative to the top of the tree that builds: the module sits at
+# src/mpid/ch4/coll in this repository and in MPICH's.  A new algorithm
+# file goes into ch4coll_common_c and nowhere else.
+
+ch4coll = src/mpid/ch4/coll
+
+# Both modes: the scheduler, the algorithms, the selection, the call
+# pipeline.
+ch4coll_common_c = \
+	$(ch4coll)/util/util.c \
+	$(ch4coll)/sched/sched.c \
+	$(ch4coll)/sched/cache.c \
+	$(ch4coll)/sched/kernels.c \
+	$(ch4coll)/algos/registry.c \
+	$(ch4coll)/algos/bounds.c \
+	$(ch4coll)/algos/binomial.c \
+	$(ch4coll)/algos/recursive_doubling.c \
+	$(ch4coll)/algos/pairwise.c \
+	$(ch4coll)/algos/ring.c \
+	$(ch4coll)/algos/node_ring.c \
+	$(ch4coll)/algos/smp.c \
+	$(ch4coll)/algos/linear.c \
+	$(ch4coll)/algos/dissemination.c \
+	$(ch4coll)/algos/recursive_halving.c \
+	$(ch4coll)/algos/butterfly.c \
+	$(ch4coll)/algos/knomial.c \
+	$(ch4coll)/algos/scatter_allgather.c \
+	$(ch4coll)/algos/allgather_doubling.c \
+	$(ch4coll)/algos/alltoall_bruck.c \
+	$(ch4coll)/algos/alltoall_scattered.c \
+	$(ch4coll)/algos/ring_reduce.c \
+	$(ch4coll)/algos/reduce_butterfly.c \
+	$(ch4coll)/algos/noncommutative.c \
+	$(ch4coll)/algos/scan_linear.c \
+	$(ch4coll)/algos/reduce_bcast.c \
+	$(ch4coll)/algos/pipelined_bintree.c \
+	$(ch4coll)/algos/pipelined_ring.c \
+	$(ch4coll)/algos/binary_blocks.c \
+	$(ch4coll)/algos/hampath.c \
+	$(ch4coll)/algos/line.c \
+	$(ch4coll)/algos/two_tree.c \
+	$(ch4coll)/select/cvar.c \
+	$(ch4coll)/select/select.c \
+	$(ch4coll)/select/tree.c \
+	$(ch4coll)/select/predicates.c \
+	$(ch4coll)/entry/comm.c \
+	$(ch4coll)/entry/run.c \
+	$(ch4coll)/entry/verify.c
+
+# Preload mode (and SMPI): the MPI_* wrappers over PMPI, the public API,
+# the test transport and the cost model.
+ch4coll_preload_c = \
+	$(ch4coll)/transport/pmpi.c \
+	$(ch4coll)/transport/loop.c \
+	$(ch4coll)/transport/replay.c \
+	$(ch4coll)/entry/comm_pmpi.c \
+	$(ch4coll)/entry/nbc.c \
+	$(ch4coll)/entry/host_icoll.c \
+	$(ch4coll)/entry/preload.c \
+	$(ch4coll)/entry/preload_nb.c \
+	$(ch4coll)/entry/api.c \
+	$(ch4coll)/entry/model.c \
+	$(ch4coll)/entry/spec.c
+
+# Inside MPICH: the netmod entry and MPICH's own point-to-point.
+ch4coll_mpich_c = \
+	$(ch4coll)/transport/mpich.c \
+	$(ch4coll)/entry/mpich.c
+
+ch4coll_h = \
+	$(ch4coll)/util/util.h $(ch4coll)/util/lock.h \
+	$(ch4coll)/sched/sched.h $(ch4coll)/sched/cache.h \
+	$(ch4coll)/sched/kernels.h \
+	$(ch4coll)/topo/topo.h $(ch4coll)/topo/mesh.h $(ch4coll)/topo/blocks.h \
+	$(ch4coll)/topo/trees.h $(ch4coll)/topo/index.h \
+	$(ch4coll)/topo/distrib.h $(ch4coll)/topo/nodes.h \
+	$(ch4coll)/algos/algo.h $(ch4coll)/algos/hazard.h \
+	$(ch4coll)/algos/fold.h \
+	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \
+	$(ch4coll)/select/tree.h \
+	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \
+	$(ch4coll)/transport/replay.h \
+	$(ch4coll)/entry/comm.h $(ch4coll)/entry/host.h $(ch4coll)/entry/run.h \
+	$(ch4coll)/entry/verify.h $(ch4coll)/entry/nbc.h \
+	$(ch4coll)/entry/calls.h $(ch4coll)/entry/host_icoll.h \
+	$(ch4coll)/entry/spec.h $(ch4coll)/entry/mpich.h
