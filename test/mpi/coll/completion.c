@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collcase.h"
 
@@ -320,6 +321,57 @@ static void freed_type_case(void)
           "fresh communicator");
 }
 
+/* Sum of pairs of ints (MPI defines no predefined op on a derived type). */
+static void pair_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int i;
+
+    (void) dt;
+    for (i = 0; i < 2 * *len; i++)
+        ((int *) inout)[i] += ((int *) in)[i];
+}
+
+/* The same on MPI_COMM_WORLD, whose state is ready (a schedule record,
+ * not a deferred one), with a reduction of a derived type too.  Rank 0
+ * joins late, so the other ranks' schedules still need both types (to
+ * unpack the staged receive side, to reduce) after the application freed
+ * them. */
+static void freed_type_ready_case(void)
+{
+    int in[4], out[3 * 64], rin[2], red[2] = {0, 0}, i, ok = 1;
+    MPI_Datatype t, pair;
+    MPI_Request q[2];
+    MPI_Op sum;
+
+    if (size > 64)
+        return;
+    MPI_Op_create(pair_sum, 1, &sum);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        usleep(50000);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (i = 0; i < 4; i++)
+        in[i] = rank * 10 + i;
+    rin[0] = rank;
+    rin[1] = 2 * rank;
+    MPI_Iallgather(in, 1, t, out, 1, t, MPI_COMM_WORLD, &q[0]);
+    MPI_Iallreduce(rin, red, 1, pair, sum, MPI_COMM_WORLD, &q[1]);
+    MPI_Type_free(&t);
+    MPI_Type_free(&pair);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    MPI_Op_free(&sum);
+    for (i = 0; i < size; i++)
+        ok &= out[3 * i] == i * 10 && out[3 * i + 2] == i * 10 + 2;
+    ok &= red[0] == size * (size - 1) / 2 && red[1] == size * (size - 1);
+    check(ok, "MPI_Iallgather, MPI_Iallreduce",
+          "derived types freed before the wait, on a ready "
+          "communicator");
+}
+
 int main(int argc, char **argv)
 {
     static const char *fns[] = {"MPI_Wait",     "MPI_Waitall", "MPI_Waitany",
@@ -350,6 +402,7 @@ int main(int argc, char **argv)
             comms_free(&a);
         }
     freed_type_case();
+    freed_type_ready_case();
     after = ch4coll_calls();
     if (before >= 0)
         check(after - before >= 4 * (int64_t) arrays, "ch4coll",

@@ -56,6 +56,7 @@
 #include "comm.h"
 #include "host.h"
 #include "host_icoll.h"
+#include "run.h"
 
 typedef struct nbreq {
     MPI_Request handle; /* the application's request */
@@ -69,7 +70,8 @@ typedef struct nbreq {
     int deferred;              /* waiting for the communicator's setup */
     int resolve_rc;            /* a persistent record that failed to resolve */
     MPI_Request host;          /* a native record's host request (started) */
-    MPI_Datatype held[2];      /* deferred: duplicates of derived types */
+    MPI_Datatype held[2];      /* duplicates of derived types, or NULL */
+    MPI_Datatype orig[2];      /* the application's types they stand for */
     ch4coll_call_t call;       /* buffers and v-arrays stay the application's */
     struct nbreq *prev, *next; /* active list; free list */
     struct nbreq *hnext;       /* handle hash chain */
@@ -200,30 +202,71 @@ static nbreq_t *record_new(void)
         memset(q, 0, sizeof *q);
         q->host = MPI_REQUEST_NULL;
         q->held[0] = q->held[1] = MPI_DATATYPE_NULL;
+        q->orig[0] = q->orig[1] = MPI_DATATYPE_NULL;
     }
     return q;
 }
 
-/* ---------------------------------------------------- deferred records */
+/* ------------------------------------------------------- held types */
 
-/* q waits for its communicator's setup, after every record made before
- * it.  Its derived datatypes are duplicated: the application may free
- * its own before the setup completes. */
+/* MPI lets the application free a datatype while a collective that uses
+ * it is in flight (MPI 4.0 section 5.1.9: the communication completes
+ * normally), and before a persistent request is freed.  So a record
+ * duplicates the derived datatypes of its call and uses the duplicates
+ * from then on: in its call, and in its schedule instance (the
+ * reduction's element, the packing of staged sides), which was looked
+ * up under the application's types and goes back to them on release. */
 static int derived(MPI_Datatype dt)
 {
     return dt != MPI_DATATYPE_NULL && !ch4coll_host_type_predefined(dt);
 }
 
-static void defer(nbreq_t *q)
+static void hold_types(nbreq_t *q)
 {
     MPI_Datatype st = q->call.snd.dt, rt = q->call.rcv.dt;
 
-    if (derived(st) && PMPI_Type_dup(st, &q->held[0]) == MPI_SUCCESS)
+    if (derived(st) && PMPI_Type_dup(st, &q->held[0]) == MPI_SUCCESS) {
+        q->orig[0] = st;
         q->call.snd.dt = q->held[0];
+    }
     if (rt == st)
         q->call.rcv.dt = q->call.snd.dt; /* one type, one duplicate */
-    else if (derived(rt) && PMPI_Type_dup(rt, &q->held[1]) == MPI_SUCCESS)
+    else if (derived(rt) && PMPI_Type_dup(rt, &q->held[1]) == MPI_SUCCESS) {
+        q->orig[1] = rt;
         q->call.rcv.dt = q->held[1];
+    }
+}
+
+static void swap_type(MPI_Datatype *f, MPI_Datatype from, MPI_Datatype to)
+{
+    if (*f == from)
+        *f = to;
+}
+
+/* The instance's types: the held duplicates (back = 0), or the
+ * application's again (back = 1). */
+static void instance_types(nbreq_t *q, int back)
+{
+    ch4coll_inst_t *in = q->inst;
+    int i;
+
+    for (i = 0; in && i < 2; i++) {
+        MPI_Datatype from = back ? q->held[i] : q->orig[i];
+        MPI_Datatype to = back ? q->orig[i] : q->held[i];
+        if (q->held[i] == MPI_DATATYPE_NULL || q->orig[i] == MPI_DATATYPE_NULL)
+            continue;
+        swap_type(&in->sched.elem.dt, from, to);
+        swap_type(&in->bind.st.dt, from, to);
+        swap_type(&in->bind.rt.dt, from, to);
+    }
+}
+
+/* ---------------------------------------------------- deferred records */
+
+/* q waits for its communicator's setup, after every record made before
+ * it (its types are held already: it is looked up under them). */
+static void defer(nbreq_t *q)
+{
     q->deferred = 1;
     q->dnext = NULL;
     if (deferred_tail)
@@ -255,11 +298,17 @@ static void record_free(nbreq_t *q)
 
     if (q->deferred)
         undefer(q);
+    instance_types(q, 1);
     if (q->inst)
         ch4coll_cache_release(q->inst);
     for (i = 0; i < 2; i++)
-        if (q->held[i] != MPI_DATATYPE_NULL)
+        if (q->held[i] != MPI_DATATYPE_NULL) {
+            /* a deferred record was looked up under it: no cache entry
+             * may outlive the handle */
+            ch4coll_comm_forget(q->held[i], MPI_OP_NULL);
+            ch4coll_pmpi_args_forget(q->held[i], MPI_OP_NULL);
             PMPI_Type_free(&q->held[i]);
+        }
     ch4coll_comm_unref(q->c);
     q->next = spare;
     spare = q;
@@ -456,10 +505,13 @@ static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
     q->call = *call;
     q->tag = token_tag();
     c->refs++;
-    if (rc == CH4COLL_RUN_DEFER)
+    hold_types(q);
+    if (rc == CH4COLL_RUN_DEFER) {
         defer(q);
-    else
+    } else {
         settle(q, rc, in);
+        instance_types(q, 0);
+    }
     rc = persistent
              ? PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, token_comm,
                               &q->handle)
