@@ -3145,9 +3145,10 @@ static int stuck_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return s->status;
 }
 
-static const ch4coll_algo_t stuck_algo = {
-    "stuck", CH4COLL_BARRIER, stuck_build,       0,
-    0,       {{0}},           "never completes", NULL};
+static const ch4coll_algo_t stuck_algo = {.name = "stuck",
+                                          .coll = CH4COLL_BARRIER,
+                                          .build = stuck_build,
+                                          .desc = "never completes"};
 
 /* The stuck instances are named with what they wait for; the others
  * finish. */
