@@ -10,14 +10,14 @@
  * buffering are caught. Algorithms with parameters are swept again with each
  * parameter at its minimum, between minimum and default, and above the default
  * (p <= 32). CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind
- * runs).
+ * runs); CH4COLL_SWEEP_SHARD=k/n runs every n-th case from the k-th.
  *
  * Algorithms that follow the node map (CH4COLL_F_NODES, and those that need
  * several nodes) are swept again on virtual nodes: ppn 1, 2, 3, 4, 8,
  * block and cyclic placement (the last node smaller where ppn does not
  * divide p), p = 1..17, 24, 32, 61, 64, roots on different nodes; those
  * with a chunk parameter once more with chunk = 8 bytes (many pipeline
- * pieces), p <= 32.
+ * pieces), p <= 32, counts 1 and p+1.
  */
 #include <check.h>
 #include <mpi.h>
@@ -34,6 +34,23 @@ static int quick(void)
 {
     const char *q = getenv("CH4COLL_SWEEP_QUICK");
     return q && strcmp(q, "1") == 0;
+}
+
+/* CH4COLL_SWEEP_SHARD=k/n: only every n-th case, from the k-th on (make
+ * check runs the shards side by side, test/unit/sweep-*.sh).  Cases, not
+ * registry rows, are dealt out: a few rows take most of the time. */
+static int mine(void)
+{
+    static int k = -1, n = 1;
+    static long seq;
+    const char *v;
+
+    if (k < 0) {
+        v = getenv("CH4COLL_SWEEP_SHARD");
+        if (!v || sscanf(v, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)
+            k = n = 1;
+    }
+    return seq++ % n == k - 1;
 }
 
 static int is_rooted(int coll)
@@ -81,6 +98,8 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
                             continue; /* applicable() refuses these */
                         hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
                                        dt, 0,      1, 0,          0};
+                        if (!mine())
+                            continue;
                         cases++;
                         if (hz_run(&c, err, sizeof err) != 0) {
                             if (fails++ < 5)
@@ -148,8 +167,10 @@ static int node_case_applies(const hz_case_t *c)
     return ch4coll_algo_applicable(c->algo, &a, &why);
 }
 
-/* One placement: counts {1, p+1, large}, three roots, in place and not,
- * every element type; returns the failed cases, counts them in *cases. */
+/* One placement: counts {1, p+1, large} ({1, p+1} with 8-byte chunks,
+ * already p+1 pieces: the large count made tens of thousands of pieces
+ * per case), three roots, in place and not, every element type; returns
+ * the failed cases, counts them in *cases. */
 static int sweep_placement(const ch4coll_algo_t *al, const int64_t *params,
                            int p, int ppn, int map, int *cases)
 {
@@ -160,13 +181,13 @@ static int sweep_placement(const ch4coll_algo_t *al, const int64_t *params,
     int ndt = ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
     char err[2048];
 
-    for (ci = 0; ci < 3; ci++)
+    for (ci = 0; ci < (params ? 2 : 3); ci++)
         for (ri = 0; ri < nroots; ri++)
             for (ip = 0; ip < nip; ip++)
                 for (dt = 0; dt < ndt; dt++) {
                     hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
                                    dt, 0,      1, ppn,        map};
-                    if (!node_case_applies(&c))
+                    if (!node_case_applies(&c) || !mine())
                         continue;
                     (*cases)++;
                     if (hz_run(&c, err, sizeof err) != 0 && fails++ < 3)

@@ -34,8 +34,13 @@
  * must have run the collectives itself, on the fresh communicators too:
  * its count of started schedules grows by at least 4 per array.
  *
- * Last, a fresh communicator's first collective is an MPI_Iallgather of a
+ * Then a fresh communicator's first collective is an MPI_Iallgather of a
  * derived datatype the application frees before MPI_Wait.
+ *
+ * Last, a blocking collective on a communicator of one rank while two
+ * fresh communicators' first collectives are still under way, posted in
+ * different orders on different ranks (a hang, ended by an alarm, in
+ * versions that duplicated the one-rank communicator).
  *
  * Rank 0 prints "completion: all N checks passed" or what failed; exit
  * status 1 on any failure.
@@ -372,6 +377,41 @@ static void freed_type_ready_case(void)
           "communicator");
 }
 
+/* Rank 0 posts the first collectives of A and B and drives them until
+ * B's setup holds the host's context-id mask, waiting for the others,
+ * which post B's, then A's only later.  Meanwhile every rank runs an
+ * allreduce on a communicator of its own. */
+static void one_rank_case(void)
+{
+    int x = rank + 1, y = 0, flag = 0;
+    MPI_Comm a, b, self;
+    MPI_Request q[2];
+    double t;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_dup(MPI_COMM_WORLD, &b);
+    MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &self);
+    alarm(60);
+    if (rank == 0) {
+        MPI_Ibarrier(a, &q[0]);
+        MPI_Ibarrier(b, &q[1]);
+        for (t = MPI_Wtime(); MPI_Wtime() - t < 0.3;)
+            MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Ibarrier(b, &q[1]);
+        usleep(600000);
+        MPI_Ibarrier(a, &q[0]);
+    }
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, self);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    alarm(0);
+    check(y == rank + 1, "MPI_Allreduce",
+          "on one rank while other communicators' setups wait");
+    MPI_Comm_free(&self);
+    MPI_Comm_free(&b);
+    MPI_Comm_free(&a);
+}
+
 int main(int argc, char **argv)
 {
     static const char *fns[] = {"MPI_Wait",     "MPI_Waitall", "MPI_Waitany",
@@ -403,6 +443,7 @@ int main(int argc, char **argv)
         }
     freed_type_case();
     freed_type_ready_case();
+    one_rank_case();
     after = ch4coll_calls();
     if (before >= 0)
         check(after - before >= 4 * (int64_t) arrays, "ch4coll",

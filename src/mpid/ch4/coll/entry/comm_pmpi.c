@@ -60,7 +60,7 @@ static TLS unsigned last_epoch;
 
 static void free_dup(ch4coll_comm_t *c)
 {
-    if (c->dup != MPI_COMM_NULL)
+    if (c->dup != MPI_COMM_NULL && c->dup != MPI_COMM_SELF)
         PMPI_Comm_free(&c->dup);
 }
 
@@ -183,6 +183,8 @@ static int init_once(int collective)
                                 &self_keyval, NULL);
     PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
     detect_node_size(collective);
+    if (ch4coll_nb_init() != CH4COLL_OK)
+        rc = CH4COLL_ERR_MPI;
     initialized = 1;
     ch4coll_log(CH4COLL_LOG_INFO,
                 "ch4coll %s: %s, %d rank(s) on this node, "
@@ -256,7 +258,15 @@ static void nodes_from_hashes(int p, const uint64_t *h, int *idx, int *node_of)
  * communicator used only for point-to-point never pays for a duplicate.
  *
  * SimGrid SMPI has no MPI_Comm_idup and its simulated ranks take no host
- * CPU waiting: there the steps are the blocking forms, made at once. */
+ * CPU waiting: there the steps are the blocking forms, made at once.
+ *
+ * A communicator of one rank gets no duplicate: nothing is ever sent on
+ * it, and MPI_COMM_SELF stands in for the native leaf.  Duplicating it
+ * would hang: MPICH 4.0.2 allocates the context id of a one-rank
+ * communicator by an allreduce that completes inside the call, and while
+ * another allocation holds the mask (a setup of a larger communicator
+ * still waiting for its peers) it retries in a loop that never makes
+ * progress (src/mpi/comm/contextid.c, sched_cb_gcn_allocate_cid). */
 struct ch4coll_setup {
     ch4coll_comm_t *c;
     MPI_Request req;
@@ -270,18 +280,23 @@ enum { SETUP_DUP, SETUP_NODES };
 
 static struct ch4coll_setup *setups; /* under way, oldest last */
 
-/* After the duplicate exists: its error handler and tag bound. */
-static void dup_made(ch4coll_comm_t *c)
+static int tag_ub_of(MPI_Comm comm)
 {
     int *ub, flag;
 
+    PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+    return flag ? *ub : 32767;
+}
+
+/* After the duplicate exists: its error handler and tag bound. */
+static void dup_made(ch4coll_comm_t *c)
+{
     /* the duplicate has the handler the communicator had (for
      * MPI_COMM_WORLD: at MPI_Init, fatal); a failing point-to-point call
      * must come back to ch4coll, which reports it through the
      * communicator's handler as it is then */
     PMPI_Comm_set_errhandler(c->dup, MPI_ERRORS_RETURN);
-    PMPI_Comm_get_attr(c->dup, MPI_TAG_UB, &ub, &flag);
-    c->tag_ub = flag ? *ub : 32767;
+    c->tag_ub = tag_ub_of(c->dup);
 }
 
 /* node_of from the gathered hashes; the setup's arrays are released. */
@@ -429,7 +444,8 @@ static int setup_post(struct ch4coll_setup *s)
 }
 
 /* A state for comm, attached to it, its setup under way (done at once for
- * an intercommunicator: always native, nothing to make). */
+ * an intercommunicator, always native, and for one rank: nothing to
+ * make). */
 static int state_begin(MPI_Comm comm, ch4coll_comm_t **out)
 {
     ch4coll_comm_t *c = ch4coll_calloc(1, sizeof *c);
@@ -452,8 +468,12 @@ static int state_begin(MPI_Comm comm, ch4coll_comm_t **out)
     PMPI_Comm_size(comm, &c->size);
     PMPI_Comm_set_attr(comm, keyval, c);
     *out = c;
-    if (c->inter) {
+    if (c->inter || c->size == 1) {
         ch4coll_free(s);
+        if (!c->inter) {
+            c->dup = MPI_COMM_SELF;
+            c->tag_ub = tag_ub_of(MPI_COMM_SELF);
+        }
         rc = ch4coll_comm_setup(c);
         c->setup_rc = rc;
         return CH4COLL_OK;

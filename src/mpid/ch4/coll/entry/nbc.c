@@ -136,7 +136,7 @@ static void hash_del(nbreq_t *q)
 
 /* ------------------------------------------------------------ tokens */
 
-static int token_init(void)
+int ch4coll_nb_init(void)
 {
     int *ub, flag;
 
@@ -493,7 +493,7 @@ static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
         !(rc == CH4COLL_RUN_NATIVE && persistent && native_here(c)))
         return rc;
     q = record_new();
-    if (!q || token_init() != CH4COLL_OK) {
+    if (!q || ch4coll_nb_init() != CH4COLL_OK) {
         ch4coll_free(q);
         if (in)
             ch4coll_cache_release(in);
