@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/loop_run.h"
 #include "transport/loop.h"
 #include "select/select.h"
-#include "transport/replay.h"
+#include "model/replay.h"
 
 #define MOD  1000003
 #define SENT 0xA5

@@ -70,7 +70,7 @@ int hz_run_interleaved(const hz_case_t *cases, int ncases, int clones,
                        unsigned seed, char *err, size_t errlen);
 
 /* Build the schedules of every rank (no data) and replay them on the cost
- * model (transport/replay.h): *t = simulated time; *formula (if not NULL)
+ * model (model/replay.h): *t = simulated time; *formula (if not NULL)
  * = the registry's cost function evaluated with the root's arguments, or
  * -1 if the algorithm has none.  0, or -1 with a description in err. */
 int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,

@@ -26,7 +26,7 @@
  * unchanged.
  *
  * A second test replays both allgatherv rings on the cost model
- * (transport/replay.h): at p = 30 with 32 MiB on the broadcast
+ * (model/replay.h): at p = 30 with 32 MiB on the broadcast
  * distribution (the paper's SX-8 case) the pipelined ring must be at least
  * 10 times faster than the linear ring, and on the regular distribution
  * within 5% of it.
@@ -45,8 +45,9 @@
 #include "algos/algo.h"
 #include "topo/distrib.h"
 #include "sched/sched.h"
+#include "sched/loop_run.h"
 #include "transport/loop.h"
-#include "transport/replay.h"
+#include "model/replay.h"
 
 enum {
     D_REGULAR = CH4COLL_D_REGULAR,

@@ -39,11 +39,12 @@
 #include "algos/algo.h"
 #include "entry/calls.h"
 #include "entry/comm.h"
-#include "entry/host.h"
+#include "host/host.h"
 #include "entry/run.h"
 #include "select/config.h"
 #include "select/select.h"
 #include "select/tree.h"
+#include "sched/loop_run.h"
 #include "transport/loop.h"
 #include "util/util.h"
 

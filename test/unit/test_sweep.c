@@ -9,8 +9,10 @@
  * complete only when matched), so buffer reuse hazards and reliance on
  * buffering are caught. Algorithms with parameters are swept again with each
  * parameter at its minimum, between minimum and default, and above the default
- * (p <= 32). CH4COLL_SWEEP_QUICK=1 keeps p <= 17 (for sanitizer and valgrind
- * runs); CH4COLL_SWEEP_SHARD=k/n runs every n-th case from the k-th.
+ * (p <= 32); a block count ("blocks") with n = 1, 2, 3, 5, 8, 17, 64 at
+ * every p. CH4COLL_SWEEP_QUICK=1 keeps p = 1..5, 7..9, 12, 13, 16, 17
+ * (for sanitizer and valgrind runs); CH4COLL_SWEEP_SHARD=k/n runs the k-th of n
+ * shards of the cases.
  *
  * Algorithms that follow the node map (CH4COLL_F_NODES, and those that need
  * several nodes) are swept again on virtual nodes: ppn 1, 2, 3, 4, 8,
@@ -21,6 +23,7 @@
  */
 #include <check.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +39,24 @@ static int quick(void)
     return q && strcmp(q, "1") == 0;
 }
 
-/* CH4COLL_SWEEP_SHARD=k/n: only every n-th case, from the k-th on (make
- * check runs the shards side by side, test/unit/sweep-*.sh).  Cases, not
- * registry rows, are dealt out: a few rows take most of the time. */
+/* The quick sweep's process counts: powers of two, and the odd and even
+ * non-powers whose remainders differ (p - 2^floor(lg p) = 1, 3, 4, 5, 1),
+ * up to 17. */
+static int quick_skips(int p)
+{
+    return quick() &&
+           (p > 17 || p == 6 || p == 10 || p == 11 || p == 14 || p == 15);
+}
+
+/* CH4COLL_SWEEP_SHARD=k/n: the k-th of n shards of the cases (make check
+ * runs the shards side by side, test/unit/sweep-*.sh).  Cases, not
+ * registry rows, are dealt out, since a few rows take most of the time;
+ * by a hash of their number, not round robin, which would give one shard
+ * every case in place or of one element type. */
 static int mine(void)
 {
     static int k = -1, n = 1;
-    static long seq;
+    static uint64_t seq;
     const char *v;
 
     if (k < 0) {
@@ -50,7 +64,8 @@ static int mine(void)
         if (!v || sscanf(v, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)
             k = n = 1;
     }
-    return seq++ % n == k - 1;
+    return ((++seq * 0x9E3779B97F4A7C15ull) >> 32) % (uint64_t) n ==
+           (uint64_t) (k - 1);
 }
 
 static int is_rooted(int coll)
@@ -81,6 +96,8 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
         int roots[3] = {0, p / 2, p - 1};
         if ((quick() && p > 17) || p > maxp)
             break;
+        if (quick_skips(p))
+            continue;
         for (ci = 0; ci < 6; ci++) {
             if (ci > 0 && counts[ci] == counts[ci - 1])
                 continue;
@@ -120,8 +137,27 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
     return fails;
 }
 
+/* A block count (the circulant schedules): the periods, the clamp of the
+ * last one and counts below n all differ with n, so a spread of n at
+ * every p. */
+static int sweep_blocks(const ch4coll_algo_t *al, int i)
+{
+    static const int64_t nlist[] = {1, 2, 3, 5, 8, 17, 64};
+    int64_t params[CH4COLL_MAX_PARAMS];
+    int k, fails = 0;
+
+    for (k = 0; k < (int) (sizeof nlist / sizeof nlist[0]); k++) {
+        ch4coll_algo_default_params(al, params);
+        params[i] = nlist[k];
+        fprintf(stderr, "  blocks=%lld\n", (long long) nlist[k]);
+        fails += sweep_algo(al, params, 1 << 30);
+    }
+    return fails;
+}
+
 /* Every parameter at its minimum, at values between minimum and default
- * and just above the default, the others at their defaults, up to p = 32. */
+ * and just above the default, the others at their defaults, up to p = 32;
+ * a block count at a spread of values at every p. */
 static int sweep_params(const ch4coll_algo_t *al)
 {
     int64_t params[CH4COLL_MAX_PARAMS];
@@ -131,6 +167,10 @@ static int sweep_params(const ch4coll_algo_t *al)
         const ch4coll_param_def_t *d = &al->params[i];
         int64_t vals[4] = {d->min, d->min + 1, (d->min + d->def) / 2 + 1,
                            d->def + 3};
+        if (strcmp(d->name, "blocks") == 0) {
+            fails += sweep_blocks(al, i);
+            continue;
+        }
         for (k = 0; k < 4; k++) {
             if (vals[k] > d->max || vals[k] == d->def ||
                 (k > 0 && vals[k] == vals[k - 1]))
@@ -226,7 +266,7 @@ static int sweep_nodes(const ch4coll_algo_t *al)
         if (round == 1 && !pass[1])
             break;
         for (pi = 0; pi < np && plist[pi] <= (quick() ? 17 : maxp); pi++)
-            for (k = 0; k < 5; k++)
+            for (k = 0; k < 5 && !quick_skips(plist[pi]); k++)
                 for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                     fails += sweep_placement(al, pass[round], plist[pi],
                                              ppnlist[k], map, &cases);

@@ -82,6 +82,7 @@
 #include "topo/nodes.h"
 #include "topo/topo.h"
 #include "topo/trees.h"
+#include "sched/loop_run.h"
 #include "transport/loop.h"
 #include "util/util.h"
 

@@ -16,6 +16,7 @@
 
 #include "../../src/mpid/ch4/coll/entry/comm.h"
 #include "../../src/mpid/ch4/coll/entry/verify.h"
+#include "../../src/mpid/ch4/coll/sched/loop_run.h"
 #include "../../src/mpid/ch4/coll/transport/loop.h"
 #include "../../src/mpid/ch4/coll/util/util.h"
 

@@ -12,11 +12,12 @@ ch4coll = src/mpid/ch4/coll
 # pipeline.
 ch4coll_common_c = \
 	$(ch4coll)/util/util.c \
+	$(ch4coll)/host/progress.c \
+	$(ch4coll)/topo/circulant.c \
 	$(ch4coll)/sched/sched.c \
 	$(ch4coll)/sched/cache.c \
 	$(ch4coll)/sched/kernels.c \
 	$(ch4coll)/algos/registry.c \
-	$(ch4coll)/algos/bounds.c \
 	$(ch4coll)/algos/binomial.c \
 	$(ch4coll)/algos/recursive_doubling.c \
 	$(ch4coll)/algos/pairwise.c \
@@ -43,6 +44,7 @@ ch4coll_common_c = \
 	$(ch4coll)/algos/hampath.c \
 	$(ch4coll)/algos/line.c \
 	$(ch4coll)/algos/two_tree.c \
+	$(ch4coll)/algos/circulant.c \
 	$(ch4coll)/select/cvar.c \
 	$(ch4coll)/select/select.c \
 	$(ch4coll)/select/tree.c \
@@ -51,23 +53,29 @@ ch4coll_common_c = \
 	$(ch4coll)/entry/run.c \
 	$(ch4coll)/entry/verify.c
 
-# Preload mode (and SMPI): the MPI_* wrappers over PMPI, the public API,
-# the test transport and the cost model.
+# Preload mode (and SMPI): the MPI_* wrappers over PMPI, the host services
+# through PMPI, the public API, the test transport and the cost model (model/: never inside MPICH).
 ch4coll_preload_c = \
+	$(ch4coll)/host/pmpi.c \
 	$(ch4coll)/transport/pmpi.c \
 	$(ch4coll)/transport/loop.c \
-	$(ch4coll)/transport/replay.c \
+	$(ch4coll)/sched/loop_run.c \
+	$(ch4coll)/model/model.c \
+	$(ch4coll)/model/replay.c \
+	$(ch4coll)/model/bounds.c \
 	$(ch4coll)/entry/comm_pmpi.c \
 	$(ch4coll)/entry/nbc.c \
 	$(ch4coll)/entry/host_icoll.c \
 	$(ch4coll)/entry/preload.c \
 	$(ch4coll)/entry/preload_nb.c \
 	$(ch4coll)/entry/api.c \
-	$(ch4coll)/entry/model.c \
+	$(ch4coll)/entry/model_report.c \
 	$(ch4coll)/entry/spec.c
 
-# Inside MPICH: the netmod entry and MPICH's own point-to-point.
+# Inside MPICH: the netmod entry, MPICH's own point-to-point and its host
+# services.
 ch4coll_mpich_c = \
+	$(ch4coll)/host/mpich.c \
 	$(ch4coll)/transport/mpich.c \
 	$(ch4coll)/entry/mpich.c
 
@@ -78,13 +86,16 @@ ch4coll_h = \
 	$(ch4coll)/topo/topo.h $(ch4coll)/topo/mesh.h $(ch4coll)/topo/blocks.h \
 	$(ch4coll)/topo/trees.h $(ch4coll)/topo/index.h \
 	$(ch4coll)/topo/distrib.h $(ch4coll)/topo/nodes.h \
+	$(ch4coll)/topo/circulant.h \
 	$(ch4coll)/algos/algo.h $(ch4coll)/algos/hazard.h \
 	$(ch4coll)/algos/fold.h \
 	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \
 	$(ch4coll)/select/tree.h \
 	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \
-	$(ch4coll)/transport/replay.h \
-	$(ch4coll)/entry/comm.h $(ch4coll)/entry/host.h $(ch4coll)/entry/run.h \
+	$(ch4coll)/sched/loop_run.h \
+	$(ch4coll)/model/model.h $(ch4coll)/model/replay.h \
+	$(ch4coll)/model/bounds.h \
+	$(ch4coll)/host/host.h $(ch4coll)/entry/comm.h $(ch4coll)/entry/run.h \
 	$(ch4coll)/entry/verify.h $(ch4coll)/entry/nbc.h \
 	$(ch4coll)/entry/calls.h $(ch4coll)/entry/host_icoll.h \
 	$(ch4coll)/entry/spec.h $(ch4coll)/entry/mpich.h

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/model.h"
 #include "../sched/sched.h"
 #include "../util/util.h"
 
@@ -126,45 +127,6 @@ enum {
 
 typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params);
-
-/*
- * The cost model (Rabenseifner 3.1, Hockney): a message of m bytes costs
- * alpha + m beta; every rank sends one message and receives one message at
- * a time (full duplex, single port); combining m bytes in a local reduction
- * costs m gamma; copies are free.  Times in seconds.
- *
- * With a locality (args.loc) a message inside a node costs alpha_node +
- * m beta_node, between nodes alpha + m beta, and each node has one network
- * interface: at any time it sends at most one message to other nodes and
- * receives at most one (full duplex), on top of each rank's own ports, so
- * the inter-node messages of a node's ranks queue at its interface.
- *
- * transport/replay.c runs committed schedules on exactly this model; each
- * algorithm's cost function is its closed formula (flat algorithms: on
- * the model without nodes; smp: with both link classes), and test_model.c
- * checks that formula and replay agree.
- */
-typedef struct {
-    double alpha; /* seconds per message */
-    double beta;  /* seconds per byte transferred */
-    double gamma; /* seconds per byte reduced */
-    /* Two link classes (when the call has a locality, args.loc): alpha and
-     * beta are between nodes, these between two ranks of one node. */
-    double alpha_node;
-    double beta_node;
-} ch4coll_model_t;
-
-/* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster;
- * inside a node 0.5 us and 20 GB/s. */
-extern const ch4coll_model_t ch4coll_model_default;
-
-/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset; the rest from
- * ch4coll_model_default) into *m; 0, or -1 with the reason in err. */
-int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
-                        size_t len);
-
-/* The alpha-beta-gamma lower bound of the call (bounds.c). */
-double ch4coll_lower_bound(const ch4coll_args_t *a, const ch4coll_model_t *m);
 
 /* Predicted time of one call with these parameters (the builder's own
  * parameter adjustments included). */
@@ -464,6 +426,18 @@ double ch4coll_cost_reduce_pipelined_bintree(const ch4coll_args_t *,
 
 int ch4coll_bcast_two_tree(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
+int ch4coll_bcast_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
+double ch4coll_cost_bcast_circulant(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
+int ch4coll_allgather_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
+int ch4coll_reduce_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
+double ch4coll_cost_reduce_circulant(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
+double ch4coll_cost_allgather_circulant(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
 double ch4coll_cost_bcast_two_tree(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 

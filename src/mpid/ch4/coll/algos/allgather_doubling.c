@@ -263,11 +263,6 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ------------------------------------------------------------------- cost */
 
-static double msg(const ch4coll_model_t *m, double bytes)
-{
-    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
-}
-
 /* Bytes of the blocks of old ranks [lo, hi); counts NULL: regular. */
 static double blocks(const ch4coll_args_t *a, int lo, int hi)
 {
@@ -294,7 +289,8 @@ static double rd_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
         for (big = 0, i = 0; i < r; i++)
             if (blocks(a, 2 * i, 2 * i + 1) > big)
                 big = blocks(a, 2 * i, 2 * i + 1);
-        t += msg(m, big) + msg(m, blocks(a, 0, p));
+        t += ch4coll_model_block(m, big) +
+             ch4coll_model_block(m, blocks(a, 0, p));
     }
     for (mask = 1; mask < p2; mask *= 2) {
         for (big = 0, g = 0; g < p2; g += mask) {
@@ -302,7 +298,7 @@ static double rd_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
             if (x > big)
                 big = x;
         }
-        t += msg(m, big);
+        t += ch4coll_model_block(m, big);
     }
     return t;
 }
@@ -334,6 +330,7 @@ double ch4coll_cost_allgather_bruck(const ch4coll_args_t *a,
     if (a->count == 0)
         return 0.0;
     for (d = 1; d < p; d *= 2)
-        t += msg(m, (double) ch4coll_bruck_ag_count(d, p) * (double) a->count);
+        t += ch4coll_model_block(m, (double) ch4coll_bruck_ag_count(d, p) *
+                                        (double) a->count);
     return t;
 }

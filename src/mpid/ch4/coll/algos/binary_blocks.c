@@ -85,7 +85,7 @@
  *   chain of hops that spreads segment 0.  The recurrence assumes the
  *   ranks of a block stay in step; with a lone rank (odd p) under five or
  *   more blocks or under a gap delta_expo_max >= 4 they drift apart, and
- *   the replay (transport/replay.c) is up to 15% slower than the formula.
+ *   the replay (model/replay.c) is up to 15% slower than the formula.
  * Scratch: the largest kept half (about n/2) where a fold needs it; the
  * final range of a rank that receives from a smaller block (n/2^e); at the
  * reduce non-roots the vector (n), except at a lone rank.  None at p = 1.
@@ -532,12 +532,6 @@ typedef struct {
                                      * halving steps (the first one) */
 } bb_cost_t;
 
-/* One message of the given bytes; empty messages are not sent. */
-static double xfer(const ch4coll_model_t *m, double bytes)
-{
-    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
-}
-
 /* Bytes of range(l, j). */
 static double range_bytes(const bb_cost_t *c, int l, int j)
 {
@@ -594,8 +588,8 @@ static double cost_halving(const bb_cost_t *c, int e, const ch4coll_model_t *m,
             *arrive = (u > port ? u : port) + nk * d;
         start = *arrive > t ? *arrive : t;
         if (t <= u)
-            port = start + xfer(m, c->len[j]);
-        t = start + xfer(m, c->len[j]) + c->len[j] * m->gamma;
+            port = start + ch4coll_model_block(m, c->len[j]);
+        t = start + ch4coll_model_block(m, c->len[j]) + c->len[j] * m->gamma;
     }
     if (*arrive < 0)
         *arrive = (u > port ? u : port) + nk * d;
@@ -612,7 +606,8 @@ static double cost_up(const bb_cost_t *c, const ch4coll_model_t *m)
     u = cost_halving(c, c->bl.expo[n - 1], m, 0, 0, 0, &arrive);
     for (i = n - 2; i >= 0; i--) {
         int e = c->bl.expo[i], nk = pieces(c, c->bl.expo[i + 1], e);
-        t = cost_halving(c, e, m, u, nk, xfer(m, c->len[e]), &arrive);
+        t = cost_halving(c, e, m, u, nk, ch4coll_model_block(m, c->len[e]),
+                         &arrive);
         u = (arrive > t ? arrive : t) + c->len[e] * m->gamma;
     }
     return u;
@@ -633,8 +628,9 @@ static double cost_doubling(const bb_cost_t *c, int e, int t,
     int st;
 
     for (st = 0; st < e; st++)
-        sum += xfer(m, t & (1 << st) ? c->len[st + 1]
-                                     : range_bytes(c, t ^ (1 << st), st + 1));
+        sum += ch4coll_model_block(
+            m, t & (1 << st) ? c->len[st + 1]
+                             : range_bytes(c, t ^ (1 << st), st + 1));
     return sum;
 }
 
@@ -655,11 +651,11 @@ double ch4coll_cost_allreduce_binary_blocks(const ch4coll_args_t *a,
         int e = c.bl.expo[i];
         if (i > 0) /* my range in pieces from the block above */
             g += pieces(&c, e, c.bl.expo[i - 1]) *
-                 xfer(m, c.len[c.bl.expo[i - 1]]);
+                 ch4coll_model_block(m, c.len[c.bl.expo[i - 1]]);
         end = g + cost_doubling(&c, e, (1 << e) - 1, m);
         if (i + 1 < c.bl.n) /* the allgather pauses for the sends down */
-            end +=
-                (pieces(&c, c.bl.expo[i + 1], e) + 1) / 2 * xfer(m, c.len[e]);
+            end += (pieces(&c, c.bl.expo[i + 1], e) + 1) / 2 *
+                   ch4coll_model_block(m, c.len[e]);
         if (end > t)
             t = end;
     }
@@ -681,7 +677,7 @@ double ch4coll_cost_reduce_binary_blocks(const ch4coll_args_t *a,
     f = cost_up(&c, m);
     if (ch4coll_blocks_find(&c.bl, a->root, &rlocal) != 0) {
         /* the root plays local 0, whose own segment comes first */
-        f += xfer(m, c.len[c.k]);
+        f += ch4coll_model_block(m, c.len[c.k]);
         rlocal = 0;
     }
     return f + cost_doubling(&c, c.k, rlocal, m);

@@ -417,11 +417,6 @@ int ch4coll_scatter_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ------------------------------------------------------------------- cost */
 
-static double msg(const ch4coll_model_t *m, double bytes)
-{
-    return m->alpha + bytes * m->beta;
-}
-
 /* What moves up a binomial tree (reduce: whole vectors and a fold per
  * child; gather: the child's whole subtree, no fold). */
 typedef struct {
@@ -498,7 +493,7 @@ static double tree_down(int s, double unit, const ch4coll_model_t *m)
         if (m2 >= s)
             continue;
         cs = m2 < s - m2 ? m2 : s - m2;
-        t += msg(m, cs * unit);
+        t += ch4coll_model_msg(m, cs * unit);
         below = t + tree_down(cs, unit, m);
         if (below > worst)
             worst = below;
@@ -513,7 +508,7 @@ double ch4coll_cost_bcast_binomial(const ch4coll_args_t *a,
     (void) params;
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    return ch4coll_ceil_log2(a->size) * msg(m, (double) a->count);
+    return ch4coll_ceil_log2(a->size) * ch4coll_model_msg(m, (double) a->count);
 }
 
 double ch4coll_cost_reduce_binomial(const ch4coll_args_t *a,
@@ -529,7 +524,7 @@ double ch4coll_cost_reduce_binomial(const ch4coll_args_t *a,
         return 0.0;
     t = tree_up(&u, 0, a->size);
     if (u.root != a->root)
-        t += msg(m, n);
+        t += ch4coll_model_msg(m, n);
     return t;
 }
 

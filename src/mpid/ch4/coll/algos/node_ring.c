@@ -39,7 +39,7 @@
  * node every edge is intra-node: T = (p-1) (alpha_node + n beta_node).  A
  * node's network interface carries one message per step in each
  * direction, against up to ppn for the plain ring on a cyclic placement.
- * The replay with a node map (transport/replay.c: one interface per node)
+ * The replay with a node map (model/replay.c: one interface per node)
  * gives exactly this T on block and cyclic placements, and ppn times more
  * for the rank-order ring on the cyclic one (p = 96, ppn 8, 1 MiB in all:
  * 0.29 ms against 2.35 ms).

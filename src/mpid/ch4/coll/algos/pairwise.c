@@ -215,11 +215,6 @@ int ch4coll_alltoallv_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a,
 /* All sends posted at once, booked by the model's ports in rank order:
  * see the note at the top. */
 
-static double msg(const ch4coll_model_t *m, double bytes)
-{
-    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
-}
-
 /* Blocks sized by destination (reduce_scatter: block d goes to rank d from
  * everyone): delta_r = t(r) + max_d t(d), and rank p-1 sends every block
  * but its own.  Rank 0 folds its contributions in receive order, from
@@ -235,7 +230,7 @@ static double posted_by_destination(const ch4coll_args_t *a,
     double gl = 0; /* the fold after the very last message */
 
     for (d = 0; d < p; d++) {
-        t = msg(m, ch4coll_nbytes(a, blk_count(a, d)));
+        t = ch4coll_model_block(m, ch4coll_nbytes(a, blk_count(a, d)));
         if (t > top)
             top = t;
         if (d > 0)
@@ -251,10 +246,11 @@ static double posted_by_destination(const ch4coll_args_t *a,
      * rank 0 is its k-th: it ends at S_{p-k} + t(p-k+1) + .. + t(p-1) + t(0) */
     if (blk_count(a, 0) > 0) {
         start = into + (p - 1) * top; /* S_{p-1} */
-        pre = msg(m, ch4coll_nbytes(a, blk_count(a, 0)));
+        pre = ch4coll_model_block(m, ch4coll_nbytes(a, blk_count(a, 0)));
         for (k = 1; k < p; k++) {
             double arr = start + pre,
-                   tk = msg(m, ch4coll_nbytes(a, blk_count(a, p - k)));
+                   tk = ch4coll_model_block(
+                       m, ch4coll_nbytes(a, blk_count(a, p - k)));
             chain = (arr > chain ? arr : chain) + g0;
             start -= tk + top; /* S_{p-k-1} */
             pre += tk;
@@ -300,9 +296,10 @@ static double stepped(const ch4coll_args_t *a, const size_t *sc,
     double sum = 0;
 
     for (k = 1; k < p; k++) {
-        double ts = msg(m, (double) (sc ? sc[(a->rank + k) % p] : a->count));
-        double tr =
-            msg(m, (double) (rc ? rc[(a->rank - k + p) % p] : a->count));
+        double ts = ch4coll_model_block(
+            m, (double) (sc ? sc[(a->rank + k) % p] : a->count));
+        double tr = ch4coll_model_block(
+            m, (double) (rc ? rc[(a->rank - k + p) % p] : a->count));
         sum += ts > tr ? ts : tr;
     }
     return sum;

@@ -81,7 +81,7 @@
  *
  * The cost is that of the ring order in use (the node order on several
  * nodes), on the model without node interfaces.  The replay with a node
- * map (transport/replay.c) shows what the node order spares: with the
+ * map (model/replay.c) shows what the node order spares: with the
  * harness's irregular counts (every third rank empty) at p = 96, ppn 8,
  * 1 MiB, the flat spread takes 2.5 times as long on block placement and
  * 7.7 times on cyclic placement.

@@ -66,9 +66,6 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
-const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10, 5e-7,
-                                               5e-11};
-
 /* the chunk parameter shared by the ring reductions */
 #define CHUNK_PARAM                                                            \
     {                                                                          \
@@ -155,6 +152,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
          "half the message pipelined down each of two binary trees, interior "
          "in one = leaf in the other (Sanders/Speck/Traeff 2009); any p",
      .cost = ch4coll_cost_bcast_two_tree},
+    {.name = "circulant",
+     .coll = CH4COLL_BCAST,
+     .build = ch4coll_bcast_circulant,
+     .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
+                 "pipeline blocks n (0: n* = sqrt((q-1) beta m / alpha) on "
+                 "the default model)"}},
+     .desc = "n blocks in n-1+ceil(lg p) rounds on a circulant graph, "
+             "round-optimal (Traeff 2025); any p, any root",
+     .cost = ch4coll_cost_bcast_circulant},
     {.name = "smp",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_smp,
@@ -216,6 +222,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "binomial reduce to node leaders in rank order, reduce among "
              "leaders to the root, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_reduce_smp},
+    {.name = "circulant",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_circulant,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
+                 "pipeline blocks n (0: n* = sqrt((q-1)(beta+gamma) m / "
+                 "alpha) on the default model)"}},
+     .desc = "the circulant broadcast run backwards with the folds: "
+             "n-1+ceil(lg p) rounds (Traeff 2025); commutative",
+     .cost = ch4coll_cost_reduce_circulant},
     NATIVE_ROW(CH4COLL_REDUCE),
 
     {.name = "recursive_doubling",
@@ -299,6 +315,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_allgather_bruck,
      .desc = "Bruck concatenation, ceil(lg p) steps + local rotation",
      .cost = ch4coll_cost_allgather_bruck},
+    {.name = "circulant",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_circulant,
+     .desc = "p broadcasts of one block on a circulant graph (Traeff 2025): "
+             "ceil(lg p) rounds, (p-1)/p of the data, no rotation; any p",
+     .cost = ch4coll_cost_allgather_circulant},
     {.name = "smp",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_smp,

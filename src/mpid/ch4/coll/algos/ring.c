@@ -135,11 +135,6 @@ int ch4coll_allgatherv_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ------------------------------------------------------------------- cost */
 
-static double msg(const ch4coll_model_t *m, double bytes)
-{
-    return m->alpha + bytes * m->beta;
-}
-
 double ch4coll_cost_allgather_ring(const ch4coll_args_t *a,
                                    const int64_t *params,
                                    const ch4coll_model_t *m)
@@ -147,7 +142,7 @@ double ch4coll_cost_allgather_ring(const ch4coll_args_t *a,
     (void) params;
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    return (a->size - 1) * msg(m, (double) a->count);
+    return (a->size - 1) * ch4coll_model_msg(m, (double) a->count);
 }
 
 /* Every non-empty block makes p - 1 hops one after another, and each link
@@ -166,7 +161,7 @@ double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *a,
         return 0.0;
     for (j = 0; j < p; j++) {
         size_t c = blk_count(a, j);
-        double t = c > 0 ? msg(m, (double) c) : 0.0;
+        double t = ch4coll_model_block(m, (double) c);
         all += t;
         if ((p - 1) * t > journey)
             journey = (p - 1) * t;

@@ -276,11 +276,6 @@ int ch4coll_bcast_scatter_rd_allgather(ch4coll_sched_t *s,
 
 /* ------------------------------------------------------------------- cost */
 
-static double msg(const ch4coll_model_t *m, double bytes)
-{
-    return bytes > 0 ? m->alpha + bytes * m->beta : 0.0;
-}
-
 /* Step 1: the root sends one message per child subtree, largest first. */
 static double scatter_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
 {
@@ -289,9 +284,9 @@ static double scatter_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
 
     for (mm = ch4coll_pow2_ceil(p) / 2; mm >= 1; mm /= 2)
         if (mm < p)
-            t +=
-                msg(m, (double) pieces_bytes(
-                           a->count, p, mm, mm + ch4coll_binomial_span(mm, p)));
+            t += ch4coll_model_block(
+                m, (double) pieces_bytes(a->count, p, mm,
+                                         mm + ch4coll_binomial_span(mm, p)));
     return t;
 }
 
@@ -305,7 +300,8 @@ double ch4coll_cost_bcast_scatter_ring_allgather(const ch4coll_args_t *a,
     if (a->count == 0 || p == 1)
         return 0.0;
     return scatter_cost(a, m) +
-           (p - 1) * msg(m, (double) pieces_bytes(a->count, p, 0, 1));
+           (p - 1) *
+               ch4coll_model_block(m, (double) pieces_bytes(a->count, p, 0, 1));
 }
 
 double ch4coll_cost_bcast_scatter_rd_allgather(const ch4coll_args_t *a,
@@ -322,7 +318,8 @@ double ch4coll_cost_bcast_scatter_rd_allgather(const ch4coll_args_t *a,
     /* a leaf receives d pieces at step d (p - d at the last) */
     for (d = 1; d < p; d *= 2) {
         last = d < p - d ? d : p - d;
-        t += msg(m, (double) pieces_bytes(a->count, p, 0, last));
+        t +=
+            ch4coll_model_block(m, (double) pieces_bytes(a->count, p, 0, last));
     }
     /* the last two steps meet out of order at receive ports unless the
      * last step is nearly empty or nearly full (see the note) */

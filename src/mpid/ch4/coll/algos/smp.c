@@ -96,7 +96,7 @@
  *           both ports and the rest on the CPU).  K equal pieces:
  *           T = T1 + T2 + T3 + (K - 1) period.  K = 1: T1 + T2 + T3.  One
  *           rank per node: T = T2.
- *   Against transport/replay.c: one rank per node (test_model's cases)
+ *   Against model/replay.c: one rank per node (test_model's cases)
  *   within 3%.  On virtual nodes, p = 24..96, ppn 4 and 8, block and
  *   cyclic: small messages exact, except up to 17% low when the last node
  *   is much smaller (its leader enters step 2 early and holds another

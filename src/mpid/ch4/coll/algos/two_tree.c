@@ -39,7 +39,7 @@
  * second child's send also waits for the other tree's chunk that arrives in
  * step r + 2c + 1 (its clock), so that it does not reach the child while
  * that child is still receiving from its other parent: on the one-port
- * model (transport/replay.c, first come first served) an early send would
+ * model (model/replay.c, first come first served) an early send would
  * hold the sender's port until the child is free and the schedule would
  * drift towards serialisation (p = 96, 1 MiB: 231 us; 274 us with sends
  * chained in tree order, 334 us with two sends in flight per child as in

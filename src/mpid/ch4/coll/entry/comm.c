@@ -15,7 +15,7 @@
 #include "../select/select.h"
 #include "../util/lock.h"
 #include "../util/util.h"
-#include "host.h"
+#include "../host/host.h"
 #include "verify.h"
 
 int ch4coll_node_ranks = 1;

@@ -38,7 +38,7 @@
 #include "../select/select.h"
 #include "../util/lock.h"
 #include "../util/util.h"
-#include "host.h"
+#include "../host/host.h"
 #include "nbc.h"
 #include "run.h"
 

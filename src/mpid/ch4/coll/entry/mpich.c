@@ -32,7 +32,7 @@
 #include "../select/select.h"
 #include "../util/util.h"
 #include "comm.h"
-#include "host.h"
+#include "../host/host.h"
 #include "mpich.h"
 #include "run.h"
 

@@ -54,7 +54,7 @@
 #include "../util/lock.h"
 #include "../util/util.h"
 #include "comm.h"
-#include "host.h"
+#include "../host/host.h"
 #include "host_icoll.h"
 #include "run.h"
 
@@ -136,10 +136,23 @@ static void hash_del(nbreq_t *q)
 
 /* ------------------------------------------------------------ tokens */
 
+/* The host's progress hook (host/host.h): a blocking schedule that waits
+ * moves the nonblocking collectives in flight on. */
+static int progress_others(void)
+{
+    return ch4coll_nb_outstanding() && ch4coll_nb_progress() > 0;
+}
+
+static int busy(void)
+{
+    return ch4coll_nb_outstanding();
+}
+
 int ch4coll_nb_init(void)
 {
     int *ub, flag;
 
+    ch4coll_host_set_progress(progress_others, busy);
     if (token_comm != MPI_COMM_NULL)
         return CH4COLL_OK;
     if (PMPI_Comm_dup(MPI_COMM_SELF, &token_comm) != MPI_SUCCESS)

@@ -14,10 +14,10 @@
  * an inactive persistent one (persistent = 1); *req is the application's
  * request.  Returns MPI_SUCCESS, an MPI error code (reported through the
  * communicator's error handler), or CH4COLL_RUN_NATIVE. */
-/* The private communicator of the request tokens (a duplicate of
- * MPI_COMM_SELF), made once; call it before any setup of a communicator is
- * under way (entry/comm_pmpi.c explains why a one-rank duplicate must not
- * be made then). */
+/* Registers the host's progress hook and makes the private communicator
+ * of the request tokens (a duplicate of MPI_COMM_SELF), once; call it
+ * before any setup of a communicator is under way (entry/comm_pmpi.c
+ * explains why a one-rank duplicate must not be made then). */
 int ch4coll_nb_init(void);
 
 int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,

@@ -30,7 +30,7 @@
 #include "../util/lock.h"
 #include "../util/util.h"
 #include "comm.h"
-#include "host.h"
+#include "../host/host.h"
 #include "verify.h"
 
 static uint64_t stat_calls, stat_native, stat_hits, stat_misses;

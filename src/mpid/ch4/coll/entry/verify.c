@@ -31,7 +31,7 @@
 #include "../algos/algo.h"
 #include "../util/util.h"
 #include "comm.h"
-#include "host.h"
+#include "../host/host.h"
 
 static uint64_t mix(uint64_t x)
 {

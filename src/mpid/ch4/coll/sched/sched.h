@@ -68,17 +68,6 @@ static inline ch4coll_ref_t ch4coll_ref(int buf, size_t off)
     return r;
 }
 
-/* The element the schedule moves and reduces: the user's datatype for
- * reductions, MPI_BYTE (extent 1) for data movement. */
-typedef struct {
-    MPI_Datatype dt;
-    size_t size;        /* bytes of data per element */
-    size_t extent;      /* bytes between consecutive elements */
-    ptrdiff_t true_lb;  /* first byte touched, relative to base */
-    size_t true_extent; /* bytes spanned by one element */
-    int dense;          /* no gaps: memmove is a valid copy */
-} ch4coll_elem_t;
-
 typedef struct {
     uint8_t kind;             /* ch4coll_vkind_t */
     int32_t peer;             /* send/recv: rank in the communicator */

@@ -6,7 +6,7 @@
  * destination rank.  This is test and modelling code: it uses plain malloc,
  * which keeps the library's allocation counter about the library alone.
  * Sizes are size_t throughout: messages above 2 GiB are packed in pieces
- * (entry/host.h), and MPI_BYTE messages are copied directly.
+ * (host/host.h), and MPI_BYTE messages are copied directly.
  */
 #include "loop.h"
 
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../entry/host.h"
+#include "../host/host.h"
 #include "../util/util.h"
 
 typedef struct {
@@ -99,6 +99,11 @@ void ch4coll_loop_destroy(ch4coll_loop_t *w)
 void *ch4coll_loop_ctx(ch4coll_loop_t *w, int r)
 {
     return &w->ctx[r];
+}
+
+int ch4coll_loop_size(const ch4coll_loop_t *w)
+{
+    return w->p;
 }
 
 size_t ch4coll_loop_messages(const ch4coll_loop_t *w)
@@ -290,26 +295,6 @@ const ch4coll_transport_t ch4coll_transport_loop = {
     .reduce = loop_reduce,
 };
 
-/* Describe what every unfinished rank waits for. */
-static void report_deadlock(ch4coll_loop_t *w, ch4coll_sched_t **s)
-{
-    size_t used = strlen(w->err);
-    int r, i;
-
-    for (r = 0; r < w->p && used + 80 < w->errlen; r++) {
-        if (!s[r] || ch4coll_sched_done(s[r]))
-            continue;
-        for (i = 0; i < s[r]->nact && used + 80 < w->errlen; i++) {
-            const ch4coll_vtx_t *v = &s[r]->vtx[s[r]->act[i]];
-            used += (size_t) snprintf(w->err + used, w->errlen - used,
-                                      "; rank %d waits in %s %s %d tag %d", r,
-                                      ch4coll_vkind_name(v->kind),
-                                      v->kind == CH4COLL_V_SEND ? "to" : "from",
-                                      v->peer, v->tag);
-        }
-    }
-}
-
 static void report_leftovers(ch4coll_loop_t *w)
 {
     size_t used;
@@ -344,39 +329,4 @@ int ch4coll_loop_end(ch4coll_loop_t *w)
             return CH4COLL_ERR_PROTOCOL;
         }
     return CH4COLL_OK;
-}
-
-int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **s, char *err,
-                     size_t errlen)
-{
-    int r, rc, all_done, any;
-
-    ch4coll_loop_begin(w, err, errlen);
-    for (;;) {
-        all_done = 1;
-        any = 0;
-        for (r = 0; r < w->p; r++) {
-            int progressed = 0;
-            if (!s[r] || ch4coll_sched_done(s[r]))
-                continue;
-            rc = ch4coll_sched_progress(s[r], &progressed);
-            if (rc != CH4COLL_OK) {
-                if (!w->err[0])
-                    snprintf(w->err, w->errlen, "rank %d: %s", r,
-                             ch4coll_strerror(rc));
-                return rc;
-            }
-            any |= progressed;
-            if (!ch4coll_sched_done(s[r]))
-                all_done = 0;
-        }
-        if (all_done)
-            break;
-        if (!any) {
-            snprintf(w->err, w->errlen, "deadlock");
-            report_deadlock(w, s);
-            return CH4COLL_ERR_DEADLOCK;
-        }
-    }
-    return ch4coll_loop_end(w);
 }

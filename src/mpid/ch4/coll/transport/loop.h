@@ -7,16 +7,17 @@
  * MPI's non-overtaking rule does.  In rendezvous mode (eager = 0) a send
  * completes only when matched and its data is copied at that moment, so a
  * schedule that overwrites a buffer still being sent, or that relies on
- * buffering, is caught.  ch4coll_loop_run() reports deadlock (no rank can
- * progress, with every pending vertex listed), size mismatches, and messages
- * or receives left over at the end.
+ * buffering, is caught.  ch4coll_loop_run() (sched/loop_run.h) drives
+ * the schedules of all ranks and reports deadlock (no rank can progress,
+ * with every pending vertex listed), size mismatches, and messages or
+ * receives left over at the end.
  */
 #ifndef CH4COLL_LOOP_H
 #define CH4COLL_LOOP_H
 
 #include <stddef.h>
 
-#include "../sched/sched.h"
+#include "transport.h"
 
 typedef struct ch4coll_loop ch4coll_loop_t;
 
@@ -26,10 +27,8 @@ void ch4coll_loop_destroy(ch4coll_loop_t *w);
 /* Context to pass to ch4coll_sched_start() for rank r. */
 void *ch4coll_loop_ctx(ch4coll_loop_t *w, int r);
 
-/* Progress the p started schedules (NULL entries are ranks without work)
- * until all are done.  On failure err holds a description. */
-int ch4coll_loop_run(ch4coll_loop_t *w, ch4coll_sched_t **scheds, char *err,
-                     size_t errlen);
+/* The number of ranks. */
+int ch4coll_loop_size(const ch4coll_loop_t *w);
 
 /* For callers that progress the schedules themselves, several per rank at
  * once (nonblocking calls in flight together, each with its own tags, all

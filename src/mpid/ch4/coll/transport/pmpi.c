@@ -1,7 +1,7 @@
 /*
  * pmpi.c - the preload-mode transport: PMPI point-to-point on the private
  * duplicate of the user's communicator (entry/comm_pmpi.c owns the
- * duplicate); and the host functions of entry/host.h through PMPI.
+ * duplicate).  The host services through PMPI are host/pmpi.c.
  *
  * The context is the MPI_Comm itself.  Requests are MPI_Request.  A
  * message of more than INT_MAX elements (data movement above 2 GiB: the
@@ -18,8 +18,6 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "../entry/host.h"
-#include "../entry/nbc.h"
 #include "../util/util.h"
 
 #define BIG_BLOCK ((size_t) 1 << 30) /* elements per block of a big type */
@@ -146,33 +144,11 @@ static int pmpi_waitsome(void *ctx, int n, void *reqs, int *ndone, int *done)
     return CH4COLL_OK;
 }
 
-int ch4coll_reduce_local(const void *in, void *inout, size_t count,
-                         MPI_Datatype dt, MPI_Op op)
-{
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    return PMPI_Reduce_local(in, inout, (int) count, dt, op) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
-}
-
 static int pmpi_reduce(void *ctx, const void *in, void *inout, size_t count,
                        MPI_Datatype dt, MPI_Op op)
 {
     (void) ctx;
     return ch4coll_reduce_local(in, inout, count, dt, op);
-}
-
-int ch4coll_typed_copy(const void *src, void *dst, size_t count,
-                       MPI_Datatype dt)
-{
-    if (count > INT_MAX)
-        return CH4COLL_ERR_COUNT;
-    /* MPI moves exactly the type map; a self sendrecv is its typed copy */
-    return PMPI_Sendrecv(src, (int) count, dt, 0, 0, dst, (int) count, dt, 0, 0,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS
-               ? CH4COLL_OK
-               : CH4COLL_ERR_MPI;
 }
 
 static int pmpi_send(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
@@ -231,154 +207,3 @@ const ch4coll_transport_t ch4coll_transport_pmpi = {
     .sendrecv = pmpi_sendrecv,
     .waitsome = pmpi_waitsome,
 };
-
-/* ------------------------------------------------------ entry/host.h */
-
-/* Sizes through MPI_Type_size_x: a datatype of more than INT_MAX bytes
- * has MPI_UNDEFINED as its int size, which must not become a byte count. */
-void ch4coll_host_elem(MPI_Datatype dt, ch4coll_elem_t *e)
-{
-    MPI_Count size = 0;
-    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-
-    PMPI_Type_size_x(dt, &size);
-    PMPI_Type_get_extent(dt, &lb, &extent);
-    PMPI_Type_get_true_extent(dt, &tlb, &textent);
-    if (size < 0) /* MPI_UNDEFINED: too large even for MPI_Count */
-        size = 0;
-    e->dt = dt;
-    e->size = (size_t) size;
-    e->extent = (size_t) extent;
-    e->true_lb = tlb;
-    e->true_extent = (size_t) textent;
-    e->dense = lb == 0 && tlb == 0 && extent == size && textent == size;
-}
-
-int ch4coll_host_type_predefined(MPI_Datatype dt)
-{
-    int ni, na, nd, combiner = MPI_COMBINER_NAMED;
-
-    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
-int ch4coll_host_commutative(MPI_Op op)
-{
-    int commute = 0;
-
-    PMPI_Op_commutative(op, &commute);
-    return commute;
-}
-
-/* Probed with one element and the error handlers set to return (MPICH
- * defines MPI_SUM on a contiguous type of MPI_INT, say, only in some
- * cases; and MPI_LXOR on MPI_DOUBLE, which MPI does not require). */
-int ch4coll_host_reduce_defined(MPI_Datatype dt, MPI_Op op,
-                                const ch4coll_elem_t *e)
-{
-    MPI_Errhandler world, self;
-    char *mem;
-    int rc;
-
-    mem = ch4coll_calloc(2, e->true_extent ? e->true_extent : 1);
-    if (!mem)
-        return 0;
-    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
-    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    rc = PMPI_Reduce_local(mem - e->true_lb, mem + e->true_extent - e->true_lb,
-                           1, dt, op);
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
-    PMPI_Errhandler_free(&world);
-    PMPI_Errhandler_free(&self);
-    ch4coll_free(mem);
-    return rc == MPI_SUCCESS;
-}
-
-int ch4coll_host_accepts(MPI_Datatype dt, MPI_Op op, const ch4coll_elem_t *e)
-{
-    return ch4coll_host_type_predefined(dt) ||
-           ch4coll_host_reduce_defined(dt, op, e);
-}
-
-/* Elements of dt per piece of a pack or unpack: its bytes fit an int. */
-static size_t piece_elems(MPI_Datatype dt, size_t n, size_t bytes,
-                          size_t *extent)
-{
-    MPI_Aint lb, ext;
-    size_t size = n ? bytes / n : 1, k;
-
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    *extent = (size_t) ext;
-    k = size ? (size_t) INT_MAX / size : n;
-    return k < 1 ? 1 : k;
-}
-
-/* Pack (or unpack) n elements of dt in pieces whose packed size fits
- * MPI's int arguments. */
-static int pack_pieces(void *user, size_t n, MPI_Datatype dt, void *packed,
-                       size_t bytes, int unpack)
-{
-    size_t extent, k = piece_elems(dt, n, bytes, &extent), done = 0;
-    size_t size = n ? bytes / n : 0;
-    int rc = MPI_SUCCESS, pos;
-
-    if (size > INT_MAX)
-        return CH4COLL_ERR_COUNT; /* one element above 2 GiB */
-    while (done < n && rc == MPI_SUCCESS) {
-        size_t m = n - done < k ? n - done : k;
-        char *u = (char *) user + done * extent;
-        char *p = (char *) packed + done * size;
-        pos = 0;
-        rc = unpack ? PMPI_Unpack(p, (int) (m * size), &pos, u, (int) m, dt,
-                                  MPI_COMM_SELF)
-                    : PMPI_Pack(u, (int) m, dt, p, (int) (m * size), &pos,
-                                MPI_COMM_SELF);
-        done += m;
-    }
-    return rc == MPI_SUCCESS ? CH4COLL_OK : CH4COLL_ERR_MPI;
-}
-
-int ch4coll_host_pack(const void *user, size_t n, MPI_Datatype dt, void *packed,
-                      size_t bytes)
-{
-    return pack_pieces((void *) (uintptr_t) user, n, dt, packed, bytes, 0);
-}
-
-int ch4coll_host_unpack(const void *packed, size_t bytes, void *user, size_t n,
-                        MPI_Datatype dt)
-{
-    return pack_pieces(user, n, dt, (void *) (uintptr_t) packed, bytes, 1);
-}
-
-int ch4coll_host_error(MPI_Comm comm, int rc)
-{
-    int code = rc == CH4COLL_ERR_COUNT ? MPI_ERR_COUNT
-               : rc == CH4COLL_ERR_ARG || rc == CH4COLL_ERR_MISMATCH
-                   ? MPI_ERR_ARG
-                   : MPI_ERR_OTHER;
-
-    ch4coll_log(CH4COLL_LOG_WARN, "error: %s", ch4coll_strerror(rc));
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
-
-int ch4coll_host_progress_others(void)
-{
-    return ch4coll_nb_outstanding() && ch4coll_nb_progress() > 0;
-}
-
-int ch4coll_host_busy(void)
-{
-    return ch4coll_nb_outstanding();
-}
-
-int ch4coll_host_thread_multiple(void)
-{
-    int provided = MPI_THREAD_SINGLE;
-
-    PMPI_Query_thread(&provided);
-    return provided == MPI_THREAD_MULTIPLE;
-}

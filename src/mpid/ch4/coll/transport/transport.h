@@ -19,6 +19,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "../host/host.h"
+
 typedef struct ch4coll_transport ch4coll_transport_t;
 
 struct ch4coll_transport {
@@ -64,14 +66,5 @@ struct ch4coll_transport {
 
 extern const ch4coll_transport_t ch4coll_transport_pmpi;
 extern const ch4coll_transport_t ch4coll_transport_loop;
-
-/* inout = in op inout through PMPI_Reduce_local (count checked). */
-int ch4coll_reduce_local(const void *in, void *inout, size_t count,
-                         MPI_Datatype dt, MPI_Op op);
-
-/* Typed local copy of count elements of a non-dense dt, exactly its type
- * map (the executor copies dense elements with memmove itself). */
-int ch4coll_typed_copy(const void *src, void *dst, size_t count,
-                       MPI_Datatype dt);
 
 #endif /* CH4COLL_TRANSPORT_H */

@@ -1,7 +1,7 @@
 /*
  * replay.h - the cost model, run: committed schedules of all p ranks are
  * replayed as a discrete-event simulation on the alpha-beta-gamma model of
- * algo.h, without moving data.
+ * model.h, without moving data.
  *
  * Each rank has a send port, a receive port and a CPU, each busy with one
  * thing at a time.  A vertex is ready when its dependencies have finished.

@@ -1,8 +1,8 @@
 /*
- * model.c - ch4coll_model(): every applicable algorithm of a collective
+ * model_report.c - ch4coll_model(): every applicable algorithm of a collective
  * ranked on the alpha-beta-gamma model, by its closed formula (the
  * registry's cost function) and by replaying its schedules
- * (transport/replay.c), next to the lower bound (algos/bounds.c).  Used by
+ * (model/replay.c), next to the lower bound (model/bounds.c).  Used by
  * `ch4coll-info --model`, `--explain ... --model` and maint/model-tables.
  *
  * With ppn=K the ranks sit on virtual nodes of K ranks, placed block or
@@ -26,7 +26,8 @@
 #include "topo/distrib.h"
 #include "topo/nodes.h"
 #include "spec.h"
-#include "transport/replay.h"
+#include "model/bounds.h"
+#include "model/replay.h"
 
 typedef struct {
     int coll, p, root, replay, noncomm, dist;
@@ -42,53 +43,6 @@ typedef struct {
 static const ch4coll_locality_t *spec_loc(const model_spec_t *d)
 {
     return d->ppn > 0 ? &d->loc : NULL;
-}
-
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-
-    if (end == s || *end != '\0' || !(v >= 0) || isinf(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
-                        size_t len)
-{
-    char buf[256], *kv, *save = NULL, *eq;
-    double *dst;
-
-    *m = ch4coll_model_default;
-    if (strlen(text) >= sizeof buf) {
-        snprintf(err, len, "model too long");
-        return -1;
-    }
-    strcpy(buf, text);
-    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        if (!(eq = strchr(kv, '='))) {
-            snprintf(err, len, "model: '%s' is not key=value", kv);
-            return -1;
-        }
-        *eq++ = '\0';
-        dst = strcmp(kv, "alpha") == 0        ? &m->alpha
-              : strcmp(kv, "beta") == 0       ? &m->beta
-              : strcmp(kv, "gamma") == 0      ? &m->gamma
-              : strcmp(kv, "alpha_node") == 0 ? &m->alpha_node
-              : strcmp(kv, "beta_node") == 0  ? &m->beta_node
-                                              : NULL;
-        if (!dst || parse_double(eq, dst) != 0) {
-            snprintf(err, len,
-                     "model: '%s=%s': keys alpha, beta, gamma, alpha_node, "
-                     "beta_node (seconds, seconds per byte), non-negative "
-                     "numbers",
-                     kv, eq);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 /* The integer keys: 1 if kv is one (set, or -1 with the reason), else 0. */

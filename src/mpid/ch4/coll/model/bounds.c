@@ -1,6 +1,6 @@
 /*
  * bounds.c - lower bounds of each collective on the alpha-beta-gamma model
- * (algo.h), the yardstick of doc/performance.md.
+ * (model.h), the yardstick of doc/performance.md.
  *
  * Latency: information from one rank reaches at most 2^k ranks in k
  * rounds, so every collective that combines or spreads data over all p
@@ -20,7 +20,7 @@
  * no algorithm reaches all three at once, so a ratio to this bound of 1.1
  * to 1.5 is already good.
  */
-#include "algo.h"
+#include "bounds.h"
 
 #include <math.h>
 

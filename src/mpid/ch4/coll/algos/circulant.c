@@ -1,0 +1,396 @@
+/*
+ * circulant.c - Träff's round-optimal schedules on a circulant graph, for
+ * every p and root: bcast of n blocks in n - 1 + ceil(lg p) rounds (the
+ * lower bound on one port), reduce (the same rounds backwards, with the
+ * folds; below) and allgather (p one-block broadcasts at once; below).
+ *
+ * Source: J. L. Träff, "Optimal broadcast schedules in logarithmic time
+ * with applications to broadcast, all-broadcast, reduction and
+ * all-reduction", ACM TOPC 2025, arXiv 2407.18004 (the schedules; see
+ * topo/circulant.h); the verified restatement in
+ * ../shared/notes/circulant-schedules.md, sections 2-6 and 9.
+ *
+ * Steps.  The root's message is cut into n blocks of balanced sizes.  With
+ * q = ceil(lg p) and r the rank relative to the root, round j (0 <= j <
+ * n - 1 + q) uses skip s[k], k = (x + j) mod q: r sends to r + s[k] the
+ * block its send schedule names, and receives from r - s[k] the block its
+ * receive schedule names (ch4coll_circ_block: blocks rise by q per
+ * period, none before block 0, block n - 1 for any past it).  Every round
+ * is a permutation of the ranks, so each sends and receives at most once.
+ *
+ * As a DAG.  A send waits for its block, for the rank's previous send (one
+ * in flight, in round order) and for the receive of the round before (the
+ * rank's clock: without it a send whose block came early would take the
+ * target's port ahead of the message the target needs first).  Receives
+ * are posted in round order, each after the one before.  With both
+ * chained, messages between two ranks match in order on one tag.  The
+ * schedule moves the user's buffer only: no scratch.
+ *
+ * Cost, with b the largest block: T = (n - 1 + q)(alpha + b beta), the
+ * rounds run in lock step.  The DAG runs them self-timed, and on the
+ * replay's first-come ports (model/replay.c) a send whose round came early
+ * can take a port ahead of a message of an earlier round: at 1 MiB the
+ * replay matches the formula at p = 61, 128 and 255 and is 4% over at
+ * p = 100, 10% at p = 1000 and 33% at p = 96 (test_model allows this
+ * row 35%).  For
+ * m bytes, n* = sqrt((q - 1) beta m / alpha) gives
+ * T* = (sqrt((q - 1) alpha) + sqrt(beta m))^2, the optimum of any
+ * n-block schedule; two_tree pays about twice the latency term and
+ * sqrt(2) times the pipeline term.  The parameter blocks = 0 takes n* on
+ * the default model (model/model.h), between 1 and the byte count.
+ *
+ * Worked example, p = 10, root 0, n = 2: q = 4, s = 1 2 3 5 10, x = 3,
+ * 5 rounds with k = 3, 0, 1, 2, 3.  Rank 7 (recv = -4 -1 -2 1) gets in
+ * round 0 (k = 3, from 2) value 1 - 3 < 0: nothing; round 1 (k = 0, from
+ * 6) value -4 + 4 - 3 < 0: nothing; round 2 (k = 1, from 5) -1 + 1 = 0:
+ * block 0; round 3 (k = 2, from 4) -2 + 1 < 0: nothing; round 4 (k = 3,
+ * from 2) 1 + 1 = 2, past the last: block 1.  The root sends value k,
+ * so block 0 in round 0 (to 5), then block 1 in rounds 1-4 (to 1, 2, 3
+ * and 5); everyone has both after n - 1 + q = 5 rounds, and no rank gets
+ * a block twice.
+ *
+ * Memory: the build holds n vertex ids (freed before it returns).
+ *
+ * Allgather (section 7 of the notes): all p broadcasts at once over the
+ * same graph, n = 1 each, which is already optimal for equal blocks:
+ * ceil(lg p) rounds and (p-1)/p of the data, the bounds on both.  With one
+ * block, rank r gets root j's block in the round k with s[k] <= (r - j)
+ * mod p < s[k+1] (the only value >= 0 of a receive schedule is the
+ * baseblock, in that round).  So in round k rank r receives from r - s[k]
+ * the blocks of the s[k+1] - s[k] roots r - s[k+1] + 1 .. r - s[k], and
+ * sends to r + s[k] those of r - s[k+1] + s[k] + 1 .. r, all of which it
+ * has: distances below s[k+1] - s[k] <= s[k] came in earlier rounds.  A
+ * range of roots that wraps past rank p-1 goes as two messages (both
+ * sides cut it at the same root), straight into and out of the receive
+ * buffer: no scratch and no final rotation, unlike Bruck's.  A send waits
+ * for the rounds before (its data, and the rank's clock).
+ *   Cost: sum over k of w_k alpha + (s[k+1] - s[k]) m beta, w_k = 2 when
+ * a range of two or more roots can wrap (1 otherwise): about
+ * (lg p .. 2 lg p) alpha + (p-1) m beta.
+ *   Worked example, p = 10, rank 3 (s = 1 2 3 5 10): round 0 gets root 2
+ * from 2 and sends root 3 to 4; round 1 gets root 1 from 1, sends 3 to 5;
+ * round 2 gets roots 0 and 9 (two messages: the range wraps) from 0 and
+ * sends 2, 3 to 6; round 3 gets roots 4..8 from 8 and sends 9 and 0..3
+ * (two messages) to 8.  After q = 4 rounds it has all ten blocks.
+ */
+#include "algo.h"
+
+#include <math.h>
+
+#include "../topo/circulant.h"
+#include "../topo/topo.h"
+
+/* n: the parameter, or n* on the default model (per_byte: beta, or beta
+ * + gamma for a reduction); 1 <= n <= count. */
+static long circ_nblocks(const ch4coll_args_t *a, const int64_t *params,
+                         const ch4coll_circ_t *g, double per_byte)
+{
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    double bytes = ch4coll_nbytes(a, a->count);
+    long n = (long) params[0];
+
+    if (n <= 0)
+        n = lround(sqrt((g->q - 1) * per_byte * bytes / m->alpha));
+    if ((size_t) n > a->count)
+        n = (long) a->count;
+    return n < 1 ? 1 : n;
+}
+
+/* Block b of n over count elements: its offset and length. */
+static size_t circ_block(size_t count, long n, long b, size_t *len)
+{
+    size_t base = count / (size_t) n, rem = count % (size_t) n;
+
+    *len = base + ((size_t) b < rem);
+    return (size_t) b * base + ((size_t) b < rem ? (size_t) b : rem);
+}
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    long n;
+    int *got;      /* the receive of each block, -1 before it */
+    int last_send; /* the rank's previous send */
+    int last_recv; /* and receive */
+} bc_state_t;
+
+static int bc_send(bc_state_t *st, long b, int to)
+{
+    const ch4coll_args_t *a = st->a;
+    size_t len, off = circ_block(a->count, st->n, b, &len);
+    int d[3], nd = 0;
+
+    if (a->rank != a->root && st->got[b] < 0)
+        return CH4COLL_ERR_ARG; /* a block not held: topo/circulant.h wrong */
+    if (a->rank != a->root)
+        d[nd++] = st->got[b];
+    if (st->last_send >= 0)
+        d[nd++] = st->last_send;
+    if (st->last_recv >= 0 && (nd == 0 || d[0] != st->last_recv))
+        d[nd++] = st->last_recv;
+    st->last_send = ch4coll_sched_send(
+        st->s, ch4coll_ref(CH4COLL_BUF_RECV, off), len, to, 0, nd, d);
+    return CH4COLL_OK;
+}
+
+static void bc_recv(bc_state_t *st, long b, int from)
+{
+    const ch4coll_args_t *a = st->a;
+    size_t len, off = circ_block(a->count, st->n, b, &len);
+    int d[1];
+
+    st->last_recv =
+        ch4coll_sched_recv(st->s, ch4coll_ref(CH4COLL_BUF_RECV, off), len, from,
+                           0, ch4coll_dep1(st->last_recv, d), d);
+    st->got[b] = st->last_recv;
+}
+
+int ch4coll_bcast_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                            const int64_t *params)
+{
+    ch4coll_circ_t g;
+    int recv[CH4COLL_CIRC_QMAX], send[CH4COLL_CIRC_QMAX], p = a->size, k;
+    int vr = ch4coll_rel(a->rank, a->root, p), rc = CH4COLL_OK;
+    long j, b, rounds;
+    bc_state_t st = {s, a, 0, NULL, -1, -1};
+
+    if (a->count == 0 || p == 1)
+        return CH4COLL_OK;
+    ch4coll_circ_init(&g, p);
+    st.n = circ_nblocks(a, params, &g, ch4coll_model_default.beta);
+    st.got = ch4coll_malloc((size_t) st.n * sizeof *st.got);
+    if (!st.got)
+        return CH4COLL_ERR_NOMEM;
+    for (b = 0; b < st.n; b++)
+        st.got[b] = -1;
+    if (vr > 0)
+        ch4coll_circ_recv(&g, vr, recv);
+    ch4coll_circ_send(&g, vr, send);
+    rounds = ch4coll_circ_rounds(&g, st.n);
+    for (j = 0; j < rounds && rc == CH4COLL_OK; j++) {
+        k = ch4coll_circ_slot(&g, st.n, j);
+        b = ch4coll_circ_block(&g, st.n, j, send[k]);
+        if (b >= 0) /* what it held when the round began: send first */
+            rc = bc_send(&st, b, ch4coll_abs((vr + g.s[k]) % p, a->root, p));
+        b = vr > 0 ? ch4coll_circ_block(&g, st.n, j, recv[k]) : -1;
+        if (b >= 0 && rc == CH4COLL_OK)
+            bc_recv(&st, b, ch4coll_abs((vr - g.s[k] + p) % p, a->root, p));
+    }
+    ch4coll_free(st.got);
+    return rc;
+}
+
+/* (n - 1 + q) rounds of the largest block: its message and, for a
+ * reduction (fold), its fold. */
+static double circ_cost(const ch4coll_args_t *a, const int64_t *params,
+                        const ch4coll_model_t *m, int fold)
+{
+    const ch4coll_model_t *md = &ch4coll_model_default;
+    ch4coll_circ_t g;
+    size_t big;
+    double bytes;
+    long n;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    ch4coll_circ_init(&g, a->size);
+    n = circ_nblocks(a, params, &g, md->beta + (fold ? md->gamma : 0));
+    circ_block(a->count, n, 0, &big); /* block 0 is the largest */
+    bytes = ch4coll_nbytes(a, big);
+    return (double) ch4coll_circ_rounds(&g, n) *
+           (ch4coll_model_msg(m, bytes) + (fold ? bytes * m->gamma : 0));
+}
+
+double ch4coll_cost_bcast_circulant(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    return circ_cost(a, params, m, 0);
+}
+
+/* ============================================================ allgather */
+
+/* The roots lo, lo+1, ..., lo+len-1 (mod p) as at most two runs of
+ * consecutive ranks, cut where the range passes rank p-1. */
+static int ag_runs(int lo, int len, int p, int *start, int *nruns)
+{
+    int n = 0;
+
+    lo = (lo % p + p) % p;
+    start[n] = lo;
+    nruns[n] = lo + len <= p ? len : p - lo;
+    n++;
+    if (lo + len > p) {
+        start[n] = 0;
+        nruns[n] = lo + len - p;
+        n++;
+    }
+    return n;
+}
+
+int ch4coll_allgather_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                const int64_t *params)
+{
+    ch4coll_circ_t g;
+    int p = a->size, r = a->rank, k, i, n, len, nd = 0, start[2], runs[2];
+    int d[2 * CH4COLL_CIRC_QMAX + 1], got[2], ngot;
+    size_t m = a->count;
+
+    (void) params;
+    if (m == 0)
+        return CH4COLL_OK;
+    if (!a->inplace)
+        d[nd++] = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                     ch4coll_ref(CH4COLL_BUF_RECV, r * m), m, 0,
+                                     NULL);
+    ch4coll_circ_init(&g, p);
+    for (k = 0; k < g.q; k++) {
+        len = g.s[k + 1] - g.s[k];
+        n = ag_runs(r - len + 1, len, p, start, runs);
+        for (i = 0; i < n; i++)
+            ch4coll_sched_send(s, ch4coll_ref(CH4COLL_BUF_RECV, start[i] * m),
+                               runs[i] * m, (r + g.s[k]) % p, 2 * k + i, nd, d);
+        n = ag_runs(r - g.s[k + 1] + 1, len, p, start, runs);
+        for (ngot = 0, i = 0; i < n; i++)
+            got[ngot++] = ch4coll_sched_recv(
+                s, ch4coll_ref(CH4COLL_BUF_RECV, start[i] * m), runs[i] * m,
+                (r - g.s[k] + p) % p, 2 * k + i, 0, NULL);
+        for (i = 0; i < ngot; i++)
+            d[nd++] = got[i];
+    }
+    ch4coll_sched_set_ntags(s, g.q > 0 ? 2 * g.q : 1);
+    return CH4COLL_OK;
+}
+
+double ch4coll_cost_allgather_circulant(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    ch4coll_circ_t g;
+    double t = 0, len;
+    int k;
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    ch4coll_circ_init(&g, a->size);
+    for (k = 0; k < g.q; k++) {
+        len = g.s[k + 1] - g.s[k];
+        t += (len >= 2 ? 2 : 1) * m->alpha +
+             len * ch4coll_nbytes(a, a->count) * m->beta;
+    }
+    return t;
+}
+
+/* =============================================================== reduce */
+
+/* The broadcast run backwards (section 8 of the notes): where the
+ * broadcast's round j carries block b from u to v, the reduction's round j
+ * carries v's partial result of block b back to u, which folds it into its
+ * own.  Rounds go from the last to the first, so a rank sends its partial
+ * of a block after the partials of every rank it passed that block to
+ * have come in, and each contribution is folded exactly once.  The folds
+ * join ranks out of rank order: commutative ops only (the registry says
+ * so).  Non-roots fold into a copy of their input, the root into its
+ * receive buffer; every incoming partial lands in a scratch block of its
+ * own (n - 1 + q of them at most), so no receive waits for a fold.
+ *   Cost: T = (n - 1 + q)(alpha + b beta + b gamma), n* with beta + gamma
+ * in place of beta.  Memory: the input's size at non-roots, plus one
+ * block per round. */
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    long n;
+    int acc;   /* buffer of the partial results */
+    int *last; /* per block: the last vertex that wrote it in acc */
+    int last_send;
+    int last_recv;
+} rd_state_t;
+
+/* Fold the partial of block b that comes from `from` into acc. */
+static void rd_recv(rd_state_t *st, long b, int from)
+{
+    const ch4coll_args_t *a = st->a;
+    size_t len, off = circ_block(a->count, st->n, b, &len);
+    int tmp = ch4coll_sched_scratch(st->s, len), d[2], nd = 0;
+
+    st->last_recv = ch4coll_sched_recv(st->s, ch4coll_ref(tmp, 0), len, from, 0,
+                                       ch4coll_dep1(st->last_recv, d), d);
+    d[nd++] = st->last_recv;
+    if (st->last[b] >= 0)
+        d[nd++] = st->last[b];
+    st->last[b] = ch4coll_sched_reduce(
+        st->s, ch4coll_ref(tmp, 0), ch4coll_ref(st->acc, off * a->elem.extent),
+        len, nd, d);
+}
+
+/* Send this rank's partial of block b to `to`. */
+static void rd_send(rd_state_t *st, long b, int to)
+{
+    const ch4coll_args_t *a = st->a;
+    size_t len, off = circ_block(a->count, st->n, b, &len);
+    int d[3], nd = 0;
+
+    if (st->last[b] >= 0)
+        d[nd++] = st->last[b];
+    if (st->last_send >= 0)
+        d[nd++] = st->last_send;
+    if (st->last_recv >= 0 && st->last_recv != st->last[b])
+        d[nd++] = st->last_recv;
+    st->last_send = ch4coll_sched_send(
+        st->s, ch4coll_ref(st->acc, off * a->elem.extent), len, to, 0, nd, d);
+}
+
+int ch4coll_reduce_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                             const int64_t *params)
+{
+    ch4coll_circ_t g;
+    int recv[CH4COLL_CIRC_QMAX], send[CH4COLL_CIRC_QMAX], p = a->size, k;
+    int vr = ch4coll_rel(a->rank, a->root, p), first = -1;
+    long j, b;
+    rd_state_t st = {s, a, 0, CH4COLL_BUF_RECV, NULL, -1, -1};
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    if (vr > 0)
+        st.acc = ch4coll_sched_scratch(s, a->count);
+    if (vr > 0 || !a->inplace)
+        first = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                   ch4coll_ref(st.acc, 0), a->count, 0, NULL);
+    if (p == 1)
+        return CH4COLL_OK;
+    ch4coll_circ_init(&g, p);
+    st.n =
+        circ_nblocks(a, params, &g,
+                     ch4coll_model_default.beta + ch4coll_model_default.gamma);
+    st.last = ch4coll_malloc((size_t) st.n * sizeof *st.last);
+    if (!st.last)
+        return CH4COLL_ERR_NOMEM;
+    for (b = 0; b < st.n; b++)
+        st.last[b] = first;
+    if (vr > 0)
+        ch4coll_circ_recv(&g, vr, recv);
+    ch4coll_circ_send(&g, vr, send);
+    for (j = ch4coll_circ_rounds(&g, st.n) - 1; j >= 0; j--) {
+        k = ch4coll_circ_slot(&g, st.n, j);
+        /* the send first: its clock is the round before, and it never
+         * carries the block that comes in this round (in the broadcast a
+         * rank does not pass on the block it is receiving) */
+        b = vr > 0 ? ch4coll_circ_block(&g, st.n, j, recv[k]) : -1;
+        if (b >= 0)
+            rd_send(&st, b, ch4coll_abs((vr - g.s[k] + p) % p, a->root, p));
+        b = ch4coll_circ_block(&g, st.n, j, send[k]);
+        if (b >= 0)
+            rd_recv(&st, b, ch4coll_abs((vr + g.s[k]) % p, a->root, p));
+    }
+    ch4coll_free(st.last);
+    return CH4COLL_OK;
+}
+
+double ch4coll_cost_reduce_circulant(const ch4coll_args_t *a,
+                                     const int64_t *params,
+                                     const ch4coll_model_t *m)
+{
+    return circ_cost(a, params, m, 1);
+}
