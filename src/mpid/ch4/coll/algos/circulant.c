@@ -394,3 +394,184 @@ double ch4coll_cost_reduce_circulant(const ch4coll_args_t *a,
 {
     return circ_cost(a, params, m, 1);
 }
+
+/* ======================================================= reduce-scatter */
+
+/* Reduce-scatter in ceil(lg p) rounds: the one-block allgather above run
+ * backwards (section 8 of the notes, route B).  For k = q-1 down to 0,
+ * rank r sends to r - s[k] its partials of the blocks of roots
+ * r - s[k+1] + 1 .. r - s[k] and folds in the partials of roots
+ * r - s[k+1] + s[k] + 1 .. r that r + s[k] sends it.  Each rank sends,
+ * receives and folds p - 1 blocks, and ends with its own block reduced:
+ * (p-1)/p of the vector each way, the bound, in q rounds, for any p, with
+ * no pre- or post-step.  Commutative ops only.  The folds go into a copy
+ * of the input (scratch); the sends of a round read blocks at distance
+ * s[k] or more behind r, which no later fold writes (those are at
+ * distance below s[k+1] - s[k] <= s[k]), so only folds are chained.
+ *   Cost: sum over the q rounds of (1 or 2) alpha + (s[k+1] - s[k])/p N
+ * (beta + gamma) for a vector of N elements.
+ *   Worked example, p = 10 (s = 1 2 3 5 10), rank 3: rounds 3, 2, 1, 0
+ * send the partials of blocks 4..8 to 8, of 9 and 0 to 0, of 1 to 1 and
+ * of 2 to 2, and fold in those of blocks 9, 0..3 from 8, 2, 3 from 6, 3
+ * from 5 and 3 from 4: block 3 ends with all ten contributions. */
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    ch4coll_circ_t g;
+    size_t *off;   /* element offset of block j, off[p] = the total */
+    int acc;       /* buffer of the partials */
+    int last_fold; /* the chain of folds (the first: the input's copy) */
+} rs_state_t;
+
+/* The element range of the roots lo .. lo+len-1 (mod p) as runs. */
+static int rs_runs(const rs_state_t *st, int lo, int len, size_t *at, size_t *n)
+{
+    int start[2], cnt[2], i, runs = ag_runs(lo, len, st->g.p, start, cnt);
+
+    for (i = 0; i < runs; i++) {
+        at[i] = st->off[start[i]];
+        n[i] = st->off[start[i] + cnt[i]] - at[i];
+    }
+    return runs;
+}
+
+static void rs_round(rs_state_t *st, int k)
+{
+    const ch4coll_args_t *a = st->a;
+    int p = st->g.p, r = a->rank, len = st->g.s[k + 1] - st->g.s[k], i, runs;
+    int d[2], nd, tmp;
+    size_t at[2], n[2];
+
+    runs = rs_runs(st, r - st->g.s[k + 1] + 1, len, at, n);
+    for (i = 0; i < runs; i++)
+        if (n[i] > 0)
+            ch4coll_sched_send(st->s,
+                               ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])),
+                               n[i], (r - st->g.s[k] + p) % p, 2 * k + i,
+                               ch4coll_dep1(st->last_fold, d), d);
+    runs = rs_runs(st, r - len + 1, len, at, n);
+    for (i = 0; i < runs; i++) {
+        if (n[i] == 0)
+            continue;
+        tmp = ch4coll_sched_scratch(st->s, n[i]);
+        nd = 0;
+        d[nd++] = ch4coll_sched_recv(st->s, ch4coll_ref(tmp, 0), n[i],
+                                     (r + st->g.s[k]) % p, 2 * k + i, 0, NULL);
+        if (st->last_fold >= 0)
+            d[nd++] = st->last_fold;
+        st->last_fold = ch4coll_sched_reduce(
+            st->s, ch4coll_ref(tmp, 0),
+            ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])), n[i], nd, d);
+    }
+}
+
+/* The offsets of the p blocks: the call's (reduce_scatter) or count each
+ * (reduce_scatter_block). */
+static int rs_begin(rs_state_t *st, ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    int p = a->size, j;
+
+    st->s = s;
+    st->a = a;
+    st->last_fold = -1;
+    ch4coll_circ_init(&st->g, p);
+    st->off = ch4coll_malloc(((size_t) p + 1) * sizeof *st->off);
+    if (!st->off)
+        return CH4COLL_ERR_NOMEM;
+    st->off[0] = 0;
+    for (j = 0; j < p; j++)
+        st->off[j + 1] = st->off[j] + (a->counts ? a->counts[j] : a->count);
+    return CH4COLL_OK;
+}
+
+static int rs_reduce_scatter(ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    rs_state_t st;
+    int k, rc = rs_begin(&st, s, a), d[1];
+    size_t total, mine;
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    total = st.off[a->size];
+    mine = st.off[a->rank + 1] - st.off[a->rank];
+    if (total > 0) {
+        st.acc = ch4coll_sched_scratch(s, total);
+        st.last_fold = ch4coll_sched_copy(
+            s, ch4coll_ref(a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(st.acc, 0), total, 0, NULL);
+        for (k = st.g.q - 1; k >= 0; k--)
+            rs_round(&st, k);
+        if (mine > 0)
+            ch4coll_sched_copy(
+                s, ch4coll_ref(st.acc, ch4coll_eoff(a, st.off[a->rank])),
+                ch4coll_ref(CH4COLL_BUF_RECV, 0), mine,
+                ch4coll_dep1(st.last_fold, d), d);
+        ch4coll_sched_set_ntags(s, st.g.q > 0 ? 2 * st.g.q : 1);
+    }
+    ch4coll_free(st.off);
+    return CH4COLL_OK;
+}
+
+int ch4coll_reduce_scatter_circulant(ch4coll_sched_t *s,
+                                     const ch4coll_args_t *a,
+                                     const int64_t *params)
+{
+    (void) params;
+    return rs_reduce_scatter(s, a);
+}
+
+int ch4coll_reduce_scatter_block_circulant(ch4coll_sched_t *s,
+                                           const ch4coll_args_t *a,
+                                           const int64_t *params)
+{
+    (void) params;
+    return rs_reduce_scatter(s, a);
+}
+
+/* The q rounds: per round a wrapped range of roots as two messages; the
+ * vector of `total` elements in p blocks. */
+static double rs_phase_cost(const ch4coll_args_t *a, const ch4coll_model_t *m,
+                            double total, int fold)
+{
+    ch4coll_circ_t g;
+    double t = 0, len, bytes;
+    int k;
+
+    ch4coll_circ_init(&g, a->size);
+    for (k = 0; k < g.q; k++) {
+        len = g.s[k + 1] - g.s[k];
+        bytes = ch4coll_nbytes(a, 1) * total * len / a->size;
+        t += (len >= 2 ? 2 : 1) * m->alpha + bytes * m->beta +
+             (fold ? bytes * m->gamma : 0);
+    }
+    return t;
+}
+
+static double rs_total(const ch4coll_args_t *a)
+{
+    double t = 0;
+    int j;
+
+    if (!a->counts)
+        return (double) a->count * a->size;
+    for (j = 0; j < a->size; j++)
+        t += (double) a->counts[j];
+    return t;
+}
+
+double ch4coll_cost_reduce_scatter_circulant(const ch4coll_args_t *a,
+                                             const int64_t *params,
+                                             const ch4coll_model_t *m)
+{
+    (void) params;
+    return a->size == 1 ? 0.0 : rs_phase_cost(a, m, rs_total(a), 1);
+}
+
+double ch4coll_cost_reduce_scatter_block_circulant(const ch4coll_args_t *a,
+                                                   const int64_t *params,
+                                                   const ch4coll_model_t *m)
+{
+    (void) params;
+    return a->size == 1 ? 0.0 : rs_phase_cost(a, m, rs_total(a), 1);
+}

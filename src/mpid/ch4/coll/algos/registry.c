@@ -479,6 +479,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
          "reduce to node leaders, reduce_scatter with per-node counts among "
          "leaders, scatter in every node, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_reduce_scatter_smp},
+    {.name = "circulant",
+     .coll = CH4COLL_REDUCE_SCATTER,
+     .build = ch4coll_reduce_scatter_circulant,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "the one-block circulant allgather backwards: ceil(lg p) "
+             "rounds, (p-1)/p of the vector each way (Traeff 2025); "
+             "commutative",
+     .cost = ch4coll_cost_reduce_scatter_circulant},
     NATIVE_ROW(CH4COLL_REDUCE_SCATTER),
 
     {.name = "pairwise",
@@ -516,6 +524,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
          "reduce to node leaders, reduce_scatter with per-node counts among "
          "leaders, scatter in every node, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_reduce_scatter_block_smp},
+    {.name = "circulant",
+     .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
+     .build = ch4coll_reduce_scatter_block_circulant,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "the one-block circulant allgather backwards: ceil(lg p) "
+             "rounds, (p-1)/p of the vector each way (Traeff 2025); "
+             "commutative",
+     .cost = ch4coll_cost_reduce_scatter_block_circulant},
     NATIVE_ROW(CH4COLL_REDUCE_SCATTER_BLOCK),
 
     {.name = "dissemination",
