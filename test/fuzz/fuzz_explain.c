@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "ch4coll.h"
-#include "entry/spec.h"
+#include "select/spec.h"
 #include "select/config.h"
 
 enum { MAX_SPEC = 1024, MAX_P = 4096 };

@@ -38,9 +38,9 @@
 
 #include "algos/algo.h"
 #include "entry/calls.h"
-#include "entry/comm.h"
+#include "core/comm.h"
 #include "host/host.h"
-#include "entry/run.h"
+#include "core/run.h"
 #include "select/config.h"
 #include "select/select.h"
 #include "select/tree.h"

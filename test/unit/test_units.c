@@ -71,7 +71,7 @@
 
 #include "algos/algo.h"
 #include "harness.h"
-#include "sched/cache.h"
+#include "core/cache.h"
 #include "sched/kernels.h"
 #include "sched/sched.h"
 #include "select/config.h"

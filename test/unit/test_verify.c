@@ -1,6 +1,6 @@
 /*
  * test_verify.c - MPIR_CVAR_CH4COLL_VERIFY's exchange and check
- * (entry/verify.h) in the in-process executor, p = 1..17, 24, 32, 61, 64.
+ * (core/verify.h) in the in-process executor, p = 1..17, 24, 32, 61, 64.
  *
  * Every case gives each rank its own arguments for one collective, runs
  * the p verifiers' allgather in the loop transport and checks every
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/mpid/ch4/coll/entry/comm.h"
-#include "../../src/mpid/ch4/coll/entry/verify.h"
+#include "../../src/mpid/ch4/coll/core/comm.h"
+#include "../../src/mpid/ch4/coll/core/verify.h"
 #include "../../src/mpid/ch4/coll/sched/loop_run.h"
 #include "../../src/mpid/ch4/coll/transport/loop.h"
 #include "../../src/mpid/ch4/coll/util/util.h"

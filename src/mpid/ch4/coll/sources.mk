@@ -15,7 +15,6 @@ ch4coll_common_c = \
 	$(ch4coll)/host/progress.c \
 	$(ch4coll)/topo/circulant.c \
 	$(ch4coll)/sched/sched.c \
-	$(ch4coll)/sched/cache.c \
 	$(ch4coll)/sched/kernels.c \
 	$(ch4coll)/algos/registry.c \
 	$(ch4coll)/algos/binomial.c \
@@ -49,9 +48,10 @@ ch4coll_common_c = \
 	$(ch4coll)/select/select.c \
 	$(ch4coll)/select/tree.c \
 	$(ch4coll)/select/predicates.c \
-	$(ch4coll)/entry/comm.c \
-	$(ch4coll)/entry/run.c \
-	$(ch4coll)/entry/verify.c
+	$(ch4coll)/core/cache.c \
+	$(ch4coll)/core/comm.c \
+	$(ch4coll)/core/run.c \
+	$(ch4coll)/core/verify.c
 
 # Preload mode (and SMPI): the MPI_* wrappers over PMPI, the host services
 # through PMPI, the public API, the test transport and the cost model (model/: never inside MPICH).
@@ -63,14 +63,14 @@ ch4coll_preload_c = \
 	$(ch4coll)/model/model.c \
 	$(ch4coll)/model/replay.c \
 	$(ch4coll)/model/bounds.c \
-	$(ch4coll)/entry/comm_pmpi.c \
-	$(ch4coll)/entry/nbc.c \
-	$(ch4coll)/entry/host_icoll.c \
+	$(ch4coll)/model/report.c \
+	$(ch4coll)/select/spec.c \
+	$(ch4coll)/core/comm_pmpi.c \
+	$(ch4coll)/core/nbc.c \
+	$(ch4coll)/core/host_icoll.c \
+	$(ch4coll)/core/api.c \
 	$(ch4coll)/entry/preload.c \
-	$(ch4coll)/entry/preload_nb.c \
-	$(ch4coll)/entry/api.c \
-	$(ch4coll)/entry/model_report.c \
-	$(ch4coll)/entry/spec.c
+	$(ch4coll)/entry/preload_nb.c
 
 # Inside MPICH: the netmod entry, MPICH's own point-to-point and its host
 # services.
@@ -81,7 +81,7 @@ ch4coll_mpich_c = \
 
 ch4coll_h = \
 	$(ch4coll)/util/util.h $(ch4coll)/util/lock.h \
-	$(ch4coll)/sched/sched.h $(ch4coll)/sched/cache.h \
+	$(ch4coll)/sched/sched.h $(ch4coll)/core/cache.h \
 	$(ch4coll)/sched/kernels.h \
 	$(ch4coll)/topo/topo.h $(ch4coll)/topo/mesh.h $(ch4coll)/topo/blocks.h \
 	$(ch4coll)/topo/trees.h $(ch4coll)/topo/index.h \
@@ -95,7 +95,7 @@ ch4coll_h = \
 	$(ch4coll)/sched/loop_run.h \
 	$(ch4coll)/model/model.h $(ch4coll)/model/replay.h \
 	$(ch4coll)/model/bounds.h \
-	$(ch4coll)/host/host.h $(ch4coll)/entry/comm.h $(ch4coll)/entry/run.h \
-	$(ch4coll)/entry/verify.h $(ch4coll)/entry/nbc.h \
-	$(ch4coll)/entry/calls.h $(ch4coll)/entry/host_icoll.h \
-	$(ch4coll)/entry/spec.h $(ch4coll)/entry/mpich.h
+	$(ch4coll)/host/host.h $(ch4coll)/core/comm.h $(ch4coll)/core/run.h \
+	$(ch4coll)/core/verify.h $(ch4coll)/core/nbc.h \
+	$(ch4coll)/core/host_icoll.h $(ch4coll)/select/spec.h \
+	$(ch4coll)/entry/calls.h $(ch4coll)/entry/mpich.h

@@ -9,7 +9,7 @@
 #include <mpi.h>
 
 #include "../algos/algo.h"
-#include "run.h"
+#include "../core/run.h"
 
 static inline ch4coll_side_t ch4coll_side(const void *buf, int count,
                                           MPI_Datatype dt)

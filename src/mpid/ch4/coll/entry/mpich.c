@@ -31,10 +31,10 @@
 #include "../select/config.h"
 #include "../select/select.h"
 #include "../util/util.h"
-#include "comm.h"
+#include "../core/comm.h"
 #include "../host/host.h"
 #include "mpich.h"
-#include "run.h"
+#include "../core/run.h"
 
 extern const ch4coll_transport_t ch4coll_transport_mpich;
 extern int ch4coll_mpich_in_hook;

@@ -22,9 +22,9 @@
 #include "../util/lock.h"
 #include "../util/util.h"
 #include "calls.h"
-#include "comm.h"
-#include "nbc.h"
-#include "run.h"
+#include "../core/comm.h"
+#include "../core/nbc.h"
+#include "../core/run.h"
 
 /* MPI_Init is collective, so MPI_COMM_WORLD's state is made here, waited
  * for (every other communicator's at its first collective, comm_pmpi.c). */

@@ -27,8 +27,8 @@
 
 #include "../util/util.h"
 #include "calls.h"
-#include "comm.h"
-#include "nbc.h"
+#include "../core/comm.h"
+#include "../core/nbc.h"
 
 /* ------------------------------------------ nonblocking collectives */
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "select/config.h"
+#include "../select/config.h"
 
 int ch4coll_spec_copy(char *buf, size_t size, const char *spec, char *err,
                       size_t len)

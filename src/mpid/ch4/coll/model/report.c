@@ -1,5 +1,5 @@
 /*
- * model_report.c - ch4coll_model(): every applicable algorithm of a collective
+ * report.c - ch4coll_model(): every applicable algorithm of a collective
  * ranked on the alpha-beta-gamma model, by its closed formula (the
  * registry's cost function) and by replaying its schedules
  * (model/replay.c), next to the lower bound (model/bounds.c).  Used by
@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/algo.h"
+#include "../algos/algo.h"
 #include "ch4coll.h"
-#include "select/config.h"
-#include "select/select.h"
-#include "topo/distrib.h"
-#include "topo/nodes.h"
-#include "spec.h"
-#include "model/bounds.h"
-#include "model/replay.h"
+#include "../select/config.h"
+#include "../select/select.h"
+#include "../topo/distrib.h"
+#include "../topo/nodes.h"
+#include "../select/spec.h"
+#include "bounds.h"
+#include "replay.h"
 
 typedef struct {
     int coll, p, root, replay, noncomm, dist;

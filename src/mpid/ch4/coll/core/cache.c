@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../entry/verify.h"
+#include "verify.h"
 #include "../util/util.h"
 
 uint64_t ch4coll_cache_evictions_total;

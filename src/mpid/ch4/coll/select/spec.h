@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/algo.h"
+#include "../algos/algo.h"
 
 /* Copy spec into buf (size bytes); -1 with "spec too long" in err. */
 int ch4coll_spec_copy(char *buf, size_t size, const char *spec, char *err,

@@ -3,7 +3,7 @@
  * catalog, and schedule inspection (Graphviz) for ch4coll-info.
  */
 #include "ch4coll.h"
-#include "spec.h"
+#include "../select/spec.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../algos/algo.h"
-#include "../sched/cache.h"
+#include "cache.h"
 #include "../select/config.h"
 #include "../select/select.h"
 #include "../select/tree.h"

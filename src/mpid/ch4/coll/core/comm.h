@@ -22,7 +22,7 @@
 
 #include <mpi.h>
 
-#include "../sched/cache.h"
+#include "cache.h"
 #include "../algos/algo.h"
 #include "../select/tree.h"
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "../algos/algo.h"
-#include "sched.h"
+#include "../sched/sched.h"
 
 /* The MPI arguments that are significant on this rank, raw: counts,
  * datatype and op handles, and the v-arrays (NULL where unused).  Handles
