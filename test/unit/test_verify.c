@@ -97,6 +97,7 @@ static void make_call(int coll, int r, int p, int dev, rankdata_t *d,
     c->rcv.displs = d->displs;
     c->snd.counts = d->scounts;
     c->snd.displs = d->sdispls;
+    ch4coll_call_describe(c, r, p);
 }
 
 /* Run the verifiers of p ranks, rank bad deviating by dev; fills

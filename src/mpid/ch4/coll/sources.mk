@@ -95,7 +95,7 @@ ch4coll_h = \
 	$(ch4coll)/sched/loop_run.h \
 	$(ch4coll)/model/model.h $(ch4coll)/model/replay.h \
 	$(ch4coll)/model/bounds.h \
-	$(ch4coll)/host/host.h $(ch4coll)/core/comm.h $(ch4coll)/core/run.h \
+	$(ch4coll)/host/host.h $(ch4coll)/core/call.h $(ch4coll)/core/comm.h $(ch4coll)/core/run.h \
 	$(ch4coll)/core/verify.h $(ch4coll)/core/nbc.h \
 	$(ch4coll)/core/host_icoll.h $(ch4coll)/select/spec.h \
 	$(ch4coll)/entry/calls.h $(ch4coll)/entry/mpich.h

@@ -59,7 +59,7 @@ static inline int ch4coll_coll_is_reduction(int coll)
            coll == CH4COLL_EXSCAN;
 }
 
-/* Where the ranks run (entry/comm.c computes it once per communicator,
+/* Where the ranks run (core/comm.c computes it once per communicator,
  * from the host or from MPIR_CVAR_CH4COLL_VIRTUAL_PPN). */
 typedef struct {
     int nodes;          /* nodes the communicator spans */

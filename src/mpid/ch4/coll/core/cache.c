@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "verify.h"
 #include "../util/util.h"
 
 uint64_t ch4coll_cache_evictions_total;
@@ -21,7 +20,8 @@ static void inst_free(ch4coll_inst_t *in)
     ch4coll_sched_destroy(&in->sched);
     ch4coll_free(in->stage[0]);
     ch4coll_free(in->stage[1]);
-    ch4coll_verify_free(in->verify);
+    if (in->ext)
+        in->ext_free(in->ext);
     ch4coll_free(in);
 }
 

@@ -61,9 +61,12 @@ typedef struct ch4coll_inst {
     struct ch4coll_centry *home;
     struct ch4coll_inst *next; /* the home entry's instances */
     int busy;
-    /* MPIR_CVAR_CH4COLL_VERIFY: the argument exchange that runs before
-     * sched (entry/verify.h), or NULL */
-    struct ch4coll_verify *verify;
+    /* the call pipeline's own state for this instance, opaque here (the
+     * argument exchange of MPIR_CVAR_CH4COLL_VERIFY that runs before
+     * sched, core/verify.h), or NULL; ext_free frees it with the
+     * instance */
+    void *ext;
+    void (*ext_free)(void *ext);
 } ch4coll_inst_t;
 
 typedef struct ch4coll_centry {

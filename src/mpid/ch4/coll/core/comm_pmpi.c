@@ -246,7 +246,7 @@ static void nodes_from_hashes(int p, const uint64_t *h, int *idx, int *node_of)
  * nonblocking collectives of the host, posted by every rank at the same
  * point of the communicator's sequence of collectives, so all ranks
  * agree; they move on with the rest of ch4coll's progress (the setup
- * counts as a collective in flight, entry/nbc.c).  A blocking collective
+ * counts as a collective in flight, core/nbc.c).  A blocking collective
  * waits for them with progress; a nonblocking or persistent one does not
  * wait: its record is resolved when the setup completes, in the order of
  * the calls (ch4coll_nb_comm_ready).
@@ -784,13 +784,6 @@ static int bad(verdict_t *v, int cls, const char *fmt, ...)
     return 0;
 }
 
-static int is_rooted(int coll)
-{
-    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
-           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
-           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
-}
-
 /* One side of a data-movement call (significant on this rank, so not
  * in place): its counts, its datatype, and its buffer (MPI_IN_PLACE or
  * NULL with data to move: MPICH's tests, which skip empty sides). */
@@ -864,24 +857,22 @@ static int reduction_ok(const ch4coll_call_t *call, int rank, int p,
     return 1;
 }
 
-/* The checks of MPICH's MPI_ layer for call on a rank of an
- * intracommunicator of p ranks. */
-static int args_ok(const ch4coll_call_t *call, int rank, int p, verdict_t *v)
+/* The checks of MPICH's MPI_ layer for a described call on an
+ * intracommunicator. */
+static int args_ok(const ch4coll_call_t *call, verdict_t *v)
 {
-    int coll = call->coll, root, inplace, st, rt;
+    int coll = call->coll, p = call->size, st = call->s_sig, rt = call->r_sig;
     type_ok_t ts, tr;
 
     v->cls = MPI_SUCCESS;
     v->native = 0;
-    if (is_rooted(coll) && (call->root < 0 || call->root >= p))
+    if (call->rooted && (call->root < 0 || call->root >= p))
         return bad(v, MPI_ERR_ROOT, "root %d is not a rank of %d", call->root,
                    p);
     if (ch4coll_coll_is_reduction(coll))
-        return reduction_ok(call, rank, p, v);
+        return reduction_ok(call, call->rank, p, v);
     if (coll == CH4COLL_BARRIER)
         return 1;
-    root = is_rooted(coll) && rank == call->root;
-    inplace = ch4coll_run_in_place(call, rank);
     if (coll == CH4COLL_BCAST && call->rcv.count == 0) {
         /* MPICH reads the datatype only if count > 0; ch4coll would */
         v->native = !type_valid(call->rcv.dt, &tr);
@@ -889,11 +880,6 @@ static int args_ok(const ch4coll_call_t *call, int rank, int p, verdict_t *v)
     }
     if (coll == CH4COLL_BCAST)
         return side_ok(&call->rcv, p, "", &tr, v);
-    st = coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV ? root : !inplace;
-    rt = coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ? root
-         : coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV
-             ? !(root && inplace)
-             : 1;
     if (st && !side_ok(&call->snd, p, "send ", &ts, v))
         return 0;
     if (rt && !side_ok(&call->rcv, p, "receive ", &tr, v))
@@ -911,35 +897,26 @@ static int args_ok(const ch4coll_call_t *call, int rank, int p, verdict_t *v)
     return 1;
 }
 
-/* Check call on this rank (c: its communicator's state, NULL if there is
- * none yet); MPI_SUCCESS, CH4COLL_RUN_NATIVE, or the error class, reported
- * through the communicator's error handler.  With
- * MPIR_CVAR_CH4COLL_VERIFY a blocking call with bad arguments still
- * takes part in the verification exchange (as an invalid call), so the
- * other ranks fail instead of waiting for this one. */
+/* Check a described call on this rank (c: its communicator's state);
+ * MPI_SUCCESS, CH4COLL_RUN_NATIVE, or the error class, reported through
+ * the communicator's error handler.  With MPIR_CVAR_CH4COLL_VERIFY a
+ * blocking call with bad arguments still takes part in the verification
+ * exchange (as an invalid call), so the other ranks fail instead of
+ * waiting for this one. */
 static int check_args(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb)
 {
     verdict_t v;
     ch4coll_call_t poisoned;
     ch4coll_centry_t *e;
-    int rank, size, inter, rc;
+    int rc;
 
-    if (c) {
-        rank = c->rank;
-        size = c->size;
-        inter = c->inter;
-    } else {
-        PMPI_Comm_test_inter(call->comm, &inter);
-        PMPI_Comm_rank(call->comm, &rank);
-        PMPI_Comm_size(call->comm, &size);
-    }
-    if (inter)
+    if (c->inter)
         return MPI_SUCCESS;
-    if (args_ok(call, rank, size, &v))
+    if (args_ok(call, &v))
         return v.native ? ch4coll_run_native() : MPI_SUCCESS;
     ch4coll_log(CH4COLL_LOG_WARN, "error: %s%s: %s", nb ? "i" : "",
                 ch4coll_coll_name(call->coll), v.why);
-    if (c && !nb && ch4coll_config.verify) {
+    if (!nb && ch4coll_config.verify) {
         poisoned = *call;
         poisoned.snd.count = poisoned.rcv.count = -1;
         rc = ch4coll_run_lookup(c, &poisoned, 0, &e);
@@ -952,12 +929,31 @@ static int check_args(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb)
 
 /* ------------------------------------------------ preload run entries */
 
-/* The state for call, or native.  A blocking call waits for the state's
- * setup; a nonblocking or persistent one does not: CH4COLL_RUN_DEFER
- * while the setup is under way (entry/nbc.c resolves it later).  The
- * arguments are checked first (c: NULL unless a state was found or
- * begun). */
-static int state_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **c)
+/* No buffer argument that MPI reads on this rank can be wrong: none is
+ * NULL or MPI_IN_PLACE, and the send and receive buffers differ.  What
+ * else args_ok() checks is part of the cache key. */
+static int plain_buffers(const ch4coll_call_t *call)
+{
+    const void *s = call->snd.buf, *r = call->rcv.buf;
+    int sr = call->s_sig || ch4coll_coll_is_reduction(call->coll);
+
+    if (sr && (!s || s == MPI_IN_PLACE))
+        return 0;
+    if (call->r_sig && (!r || r == MPI_IN_PLACE))
+        return 0;
+    return !(sr && call->r_sig && s == r);
+}
+
+/* The state for call, and the call's entry or native.  A blocking call
+ * waits for the state's setup; a nonblocking or persistent one does not:
+ * CH4COLL_RUN_DEFER while the setup is under way (core/nbc.c resolves it
+ * later; *c is NULL unless a state was found or begun).  The call is
+ * described, and its arguments checked unless the cache already holds its
+ * shape (an entry exists only for checked arguments) and its buffers
+ * cannot be wrong; with MPIR_CVAR_CH4COLL_VERIFY every call is checked
+ * first, as the verification exchange wants. */
+static int entry_for(ch4coll_call_t *call, int nb, ch4coll_comm_t **c,
+                     ch4coll_centry_t **e)
 {
     int rc;
 
@@ -967,38 +963,41 @@ static int state_for(const ch4coll_call_t *call, int nb, ch4coll_comm_t **c)
     rc = nb ? state_open(call->comm, c) : ch4coll_comm_get(call->comm, c);
     if (rc != CH4COLL_OK)
         return ch4coll_host_error(call->comm, rc);
+    ch4coll_call_describe(call, (*c)->rank, (*c)->size);
+    if (!(*c)->setup && (*c)->setup_rc == CH4COLL_OK &&
+        !ch4coll_config.verify && plain_buffers(call) &&
+        (rc = ch4coll_run_cached(*c, call, nb, e)) != CH4COLL_RUN_MISS)
+        return rc;
     rc = check_args(*c, call, nb);
     if (rc != MPI_SUCCESS)
         return rc;
     if ((*c)->setup)
         return CH4COLL_RUN_DEFER;
-    return (*c)->setup_rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_run_native();
+    if ((*c)->setup_rc != CH4COLL_OK)
+        return ch4coll_run_native();
+    return ch4coll_run_lookup(*c, call, nb, e);
 }
 
-int ch4coll_run(const ch4coll_call_t *call)
+int ch4coll_run(ch4coll_call_t *call)
 {
     ch4coll_comm_t *c;
     ch4coll_centry_t *e;
     int rc;
 
     ch4coll_lock();
-    rc = state_for(call, 0, &c);
-    if (rc == MPI_SUCCESS)
-        rc = ch4coll_run_lookup(c, call, 0, &e);
+    rc = entry_for(call, 0, &c, &e);
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_execute(c, e, call);
     ch4coll_unlock();
     return rc;
 }
 
-int ch4coll_run_prepare(const ch4coll_call_t *call, ch4coll_comm_t **c,
+int ch4coll_run_prepare(ch4coll_call_t *call, ch4coll_comm_t **c,
                         ch4coll_inst_t **in)
 {
     ch4coll_centry_t *e;
-    int rc = state_for(call, 1, c);
+    int rc = entry_for(call, 1, c, &e);
 
-    if (rc == MPI_SUCCESS)
-        rc = ch4coll_run_lookup(*c, call, 1, &e);
     if (rc == MPI_SUCCESS)
         rc = ch4coll_run_acquire(*c, e, call, in);
     return rc;

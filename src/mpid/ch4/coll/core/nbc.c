@@ -2,7 +2,7 @@
  * nbc.c - nonblocking and persistent collectives in preload mode.
  *
  * A nonblocking collective is the blocking call's cached schedule, run by
- * an instance of its own (sched/cache.h: several calls of one shape may be
+ * an instance of its own (core/cache.h: several calls of one shape may be
  * in flight at once), started at MPI_I<coll> and moved on whenever the
  * application is inside MPI: the wrappers of the wait/test family, of the
  * blocking point-to-point calls and of the collectives call
@@ -492,7 +492,7 @@ void ch4coll_nb_comm_ready(ch4coll_comm_t *c)
     }
 }
 
-static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
+static int create(ch4coll_call_t *call, int persistent, MPI_Request *req)
 {
     ch4coll_comm_t *c;
     ch4coll_inst_t *in = NULL;
@@ -539,8 +539,7 @@ static int create(const ch4coll_call_t *call, int persistent, MPI_Request *req)
     return persistent ? MPI_SUCCESS : launch(q);
 }
 
-int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
-                      MPI_Request *req)
+int ch4coll_nb_create(ch4coll_call_t *call, int persistent, MPI_Request *req)
 {
     int rc;
 

@@ -16,12 +16,11 @@
  * communicator's error handler), or CH4COLL_RUN_NATIVE. */
 /* Registers the host's progress hook and makes the private communicator
  * of the request tokens (a duplicate of MPI_COMM_SELF), once; call it
- * before any setup of a communicator is under way (entry/comm_pmpi.c
+ * before any setup of a communicator is under way (core/comm_pmpi.c
  * explains why a one-rank duplicate must not be made then). */
 int ch4coll_nb_init(void);
 
-int ch4coll_nb_create(const ch4coll_call_t *call, int persistent,
-                      MPI_Request *req);
+int ch4coll_nb_create(ch4coll_call_t *call, int persistent, MPI_Request *req);
 
 /* Nonblocking collectives in flight in this process. */
 extern int ch4coll_nb_nactive;
@@ -33,7 +32,7 @@ static inline int ch4coll_nb_outstanding(void)
 }
 
 /* n more (or fewer) pieces of work in flight that only ch4coll's progress
- * moves: communicator setups (entry/comm_pmpi.c). */
+ * moves: communicator setups (core/comm_pmpi.c). */
 void ch4coll_nb_hold(int n);
 
 /* c's setup has ended (c->setup_rc says how): resolve the records made

@@ -55,38 +55,22 @@ const char *ch4coll_last_decision(void)
 
 static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
 
-static int is_rooted(int coll)
-{
-    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
-           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
-           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
-}
-
 /* Arguments MPICH would reject: leave them to the host MPI, which reports
  * them through the communicator's error handler. */
-static int sendtype_significant(int coll, int root, int inplace);
-static int recvtype_significant(int coll, int root, int inplace);
-
 /* Only the counts MPI reads on this rank are checked: an ignored count may
  * be anything, and refusing it here would send this rank alone native.  In
  * preload mode comm_pmpi.c has already checked and reported bad arguments
  * before this runs; MPIR_CVAR_CH4COLL_VERIFY still relies on this check
  * (a rank whose arguments fail it joins the exchange as invalid). */
-static int args_valid(const ch4coll_call_t *call, const ch4coll_comm_t *c)
+static int args_valid(const ch4coll_call_t *call)
 {
-    int root, inplace;
-
-    if (is_rooted(call->coll) && (call->root < 0 || call->root >= c->size))
+    if (call->rooted && (call->root < 0 || call->root >= call->size))
         return 0;
-    root = is_rooted(call->coll) && c->rank == call->root;
-    inplace = ch4coll_run_in_place(call, c->rank);
     if (ch4coll_coll_is_reduction(call->coll))
         return call->rcv.count >= 0 && call->op != MPI_OP_NULL;
-    if (sendtype_significant(call->coll, root, inplace) && call->snd.count < 0)
+    if (call->s_sig && call->snd.count < 0)
         return 0;
-    if (recvtype_significant(call->coll, root, inplace) && call->rcv.count < 0)
-        return 0;
-    if (ch4coll_coll_is_reduction(call->coll) && call->op == MPI_OP_NULL)
+    if (call->r_sig && call->rcv.count < 0)
         return 0;
     return 1;
 }
@@ -164,50 +148,20 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
     return 1;
 }
 
-static int sendtype_significant(int coll, int root, int inplace)
-{
-    switch (coll) {
-    case CH4COLL_BCAST:
-    case CH4COLL_BARRIER:
-        return 0;
-    case CH4COLL_SCATTER:
-    case CH4COLL_SCATTERV:
-        return root;
-    default:
-        return !inplace;
-    }
-}
-
-static int recvtype_significant(int coll, int root, int inplace)
-{
-    switch (coll) {
-    case CH4COLL_BARRIER:
-        return 0;
-    case CH4COLL_GATHER:
-    case CH4COLL_GATHERV:
-        return root;
-    case CH4COLL_SCATTER:
-    case CH4COLL_SCATTERV:
-        return !(root && inplace);
-    default:
-        return 1;
-    }
-}
-
 /* Data movement: everything in bytes, io describes the packing needs. */
 static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
                           ch4coll_args_t *a, ch4coll_bind_t *io)
 {
-    int p = c->size, root = a->rank == a->root && is_rooted(a->coll);
+    int p = c->size, root = call->at_root;
     size_t *v = c->vbuf;
     const ch4coll_side_t *s = &call->snd, *r = &call->rcv;
 
     a->elem = byte_elem;
     a->commutative = 1;
     /* only the datatypes MPI says are significant on this rank are read */
-    if (sendtype_significant(a->coll, root, a->inplace))
+    if (call->s_sig)
         elem_of(s->dt, &io->st);
-    if (recvtype_significant(a->coll, root, a->inplace))
+    if (call->r_sig)
         elem_of(r->dt, &io->rt);
     io->s_nblk = io->r_nblk = 1;
     switch (a->coll) {
@@ -288,29 +242,18 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
     return 1;
 }
 
-/* MPI_IN_PLACE on this rank: the send buffer, or for scatter(v) the
- * receive buffer; for rooted collectives only the root's counts. */
-int ch4coll_run_in_place(const ch4coll_call_t *call, int rank)
-{
-    int scat = call->coll == CH4COLL_SCATTER || call->coll == CH4COLL_SCATTERV;
-
-    if (is_rooted(call->coll) && rank != call->root)
-        return 0;
-    return (scat ? call->rcv.buf : call->snd.buf) == MPI_IN_PLACE;
-}
-
 /* The cache key: the arguments MPI says are significant on this rank. */
 static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
                      int nb, ch4coll_key_t *k)
 {
-    int coll = call->coll, root = is_rooted(coll) && c->rank == call->root;
+    int coll = call->coll, root = call->at_root;
 
     memset(&k->f, 0, sizeof k->f); /* padding too: compared bytewise */
     k->v[0] = k->v[1] = k->v[2] = k->v[3] = NULL;
     k->f.coll = coll;
     k->f.nb = nb;
-    k->f.root = is_rooted(coll) ? call->root : 0;
-    k->f.inplace = ch4coll_run_in_place(call, c->rank);
+    k->f.root = call->rooted ? call->root : 0;
+    k->f.inplace = call->inplace;
     k->f.op = call->op;
     k->f.p = c->size;
     k->f.stype = k->f.rtype = MPI_DATATYPE_NULL;
@@ -319,7 +262,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
         k->f.rtype = call->rcv.dt;
         k->v[0] = call->rcv.counts; /* reduce_scatter */
     } else {
-        if (sendtype_significant(coll, root, k->f.inplace)) {
+        if (call->s_sig) {
             k->f.scount = call->snd.count;
             k->f.stype = call->snd.dt;
             if (call->snd.counts && (coll != CH4COLL_SCATTERV || root)) {
@@ -327,7 +270,7 @@ static void make_key(const ch4coll_comm_t *c, const ch4coll_call_t *call,
                 k->v[3] = call->snd.displs;
             }
         }
-        if (recvtype_significant(coll, root, k->f.inplace)) {
+        if (call->r_sig) {
             k->f.rcount = call->rcv.count;
             k->f.rtype = call->rcv.dt;
             if (call->rcv.counts && (coll != CH4COLL_GATHERV || root)) {
@@ -349,8 +292,8 @@ static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->coll = call->coll;
     a->rank = c->rank;
     a->size = c->size;
-    a->root = is_rooted(call->coll) ? call->root : 0;
-    a->inplace = ch4coll_run_in_place(call, c->rank);
+    a->root = call->rooted ? call->root : 0;
+    a->inplace = call->inplace;
     a->op = MPI_OP_NULL;
     a->loc = &c->loc;
     a->subselect = ch4coll_select_sub;
@@ -658,7 +601,7 @@ static int run_to_end(ch4coll_comm_t *c, ch4coll_sched_t *sched,
 /* The entry's own schedule.  At MPI_THREAD_MULTIPLE the wait lets go of
  * the lock, and meanwhile another thread may free a datatype or op the
  * entry is keyed by, which evicts it: the call runs an instance then,
- * which outlives its entry (sched/cache.h).  It never blocks in the host
+ * which outlives its entry (core/cache.h).  It never blocks in the host
  * there, and otherwise only with a core of its own and no nonblocking
  * collective that would wait meanwhile. */
 static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
@@ -688,7 +631,7 @@ static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     ch4coll_bind_t io;
 
     *e = NULL;
-    if (!args_valid(call, c) || !shape(c, call, &a, &io))
+    if (!args_valid(call) || !shape(c, call, &a, &io))
         return CH4COLL_OK; /* invalid: the host MPI reports it */
     a.nonblocking = nb;
     return build_entry(c, call, &a, k, &io, e);
@@ -704,11 +647,40 @@ static int verify_blocking(ch4coll_comm_t *c, const ch4coll_call_t *call)
     if (!c->verify && !(c->verify = ch4coll_verify_new(c->rank, c->size)))
         return CH4COLL_ERR_NOMEM;
     rc = ch4coll_verify_start(
-        c, c->verify, call, 0, args_valid(call, c),
+        c, c->verify, call, 0, args_valid(call),
         ch4coll_comm_next_tag(c, ch4coll_verify_ntags(c->verify)));
     if (rc == CH4COLL_OK)
         rc = wait_done(&c->verify->sched, c->yield);
     return rc == CH4COLL_OK ? ch4coll_verify_check(c, c->verify, call) : rc;
+}
+
+/* A found or new entry e: its schedule, or native. */
+static int take(ch4coll_centry_t *e, ch4coll_centry_t **ep)
+{
+    if (e != last_entry)
+        describe(e);
+    if (!e->built)
+        return ch4coll_run_native();
+    if (ch4coll_log_on(CH4COLL_LOG_CALL))
+        ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
+    *ep = e;
+    return MPI_SUCCESS;
+}
+
+int ch4coll_run_cached(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
+                       ch4coll_centry_t **ep)
+{
+    ch4coll_key_t k;
+    ch4coll_centry_t *e;
+
+    if (c->inter)
+        return ch4coll_run_native();
+    make_key(c, call, nb, &k);
+    e = ch4coll_cache_lookup(&c->cache, &k);
+    if (!e)
+        return CH4COLL_RUN_MISS;
+    stat_hits++;
+    return take(e, ep);
 }
 
 int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
@@ -719,7 +691,7 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     int rc;
 
     if (c->inter)
-        goto native;
+        return ch4coll_run_native();
     if (ch4coll_config.verify && !nb) {
         rc = verify_blocking(c, call);
         if (rc != CH4COLL_OK)
@@ -729,24 +701,13 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     e = ch4coll_cache_lookup(&c->cache, &k);
     if (e) {
         stat_hits++;
-    } else {
-        stat_misses++;
-        rc = miss(c, call, nb, &k, &e);
-        if (rc != CH4COLL_OK)
-            return mpi_error(call->comm, rc);
-        if (!e)
-            goto native;
+        return take(e, ep);
     }
-    if (e != last_entry)
-        describe(e);
-    if (!e->built)
-        goto native;
-    if (ch4coll_log_on(CH4COLL_LOG_CALL))
-        ch4coll_log(CH4COLL_LOG_CALL, "%s", last_decision);
-    *ep = e;
-    return MPI_SUCCESS;
-native:
-    return ch4coll_run_native();
+    stat_misses++;
+    rc = miss(c, call, nb, &k, &e);
+    if (rc != CH4COLL_OK)
+        return mpi_error(call->comm, rc);
+    return e ? take(e, ep) : ch4coll_run_native();
 }
 
 int ch4coll_run_native(void)
@@ -765,12 +726,25 @@ int ch4coll_run_execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
 }
 
+static void free_verifier(void *v)
+{
+    ch4coll_verify_free(v);
+}
+
+/* An instance's verifier (MPIR_CVAR_CH4COLL_VERIFY): its extension. */
+static int attach_verifier(ch4coll_inst_t *in, const ch4coll_comm_t *c)
+{
+    in->ext = ch4coll_verify_new(c->rank, c->size);
+    in->ext_free = free_verifier;
+    return in->ext != NULL;
+}
+
 int ch4coll_run_acquire(ch4coll_comm_t *c, ch4coll_centry_t *e,
                         const ch4coll_call_t *call, ch4coll_inst_t **in)
 {
     *in = ch4coll_cache_acquire(e);
-    if (*in && ch4coll_config.verify && !(*in)->verify &&
-        !((*in)->verify = ch4coll_verify_new(c->rank, c->size))) {
+    if (*in && ch4coll_config.verify && !(*in)->ext &&
+        !attach_verifier(*in, c)) {
         ch4coll_cache_release(*in);
         *in = NULL;
     }
@@ -779,14 +753,13 @@ int ch4coll_run_acquire(ch4coll_comm_t *c, ch4coll_centry_t *e,
 
 int ch4coll_run_ntags(const ch4coll_inst_t *in)
 {
-    return in->sched.ntags +
-           (in->verify ? ch4coll_verify_ntags(in->verify) : 0);
+    return in->sched.ntags + (in->ext ? ch4coll_verify_ntags(in->ext) : 0);
 }
 
 int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
                       const ch4coll_call_t *call, int tag)
 {
-    ch4coll_verify_t *v = in->verify;
+    ch4coll_verify_t *v = in->ext;
     const void *sbuf;
     void *rbuf;
     int rc = bind(c, in->stage, &in->bind, call, &sbuf, &rbuf), vtag = -1;
@@ -813,7 +786,7 @@ int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
 int ch4coll_run_progress(ch4coll_comm_t *c, ch4coll_inst_t *in,
                          const ch4coll_call_t *call, int *progressed, int *done)
 {
-    ch4coll_verify_t *v = in->verify;
+    ch4coll_verify_t *v = in->ext;
     int rc, moved;
 
     *done = 0;
@@ -842,19 +815,9 @@ int ch4coll_run_end(ch4coll_comm_t *c, ch4coll_inst_t *in,
     return end(c, in->stage, &in->bind, call);
 }
 
-void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
+void ch4coll_run_types(const ch4coll_call_t *call, MPI_Datatype *st,
                        MPI_Datatype *rt)
 {
-    int root = is_rooted(call->coll) && rank == call->root;
-    int inplace = ch4coll_run_in_place(call, rank);
-
-    *st = *rt = MPI_DATATYPE_NULL;
-    if (ch4coll_coll_is_reduction(call->coll)) {
-        *rt = call->rcv.dt;
-        return;
-    }
-    if (sendtype_significant(call->coll, root, inplace))
-        *st = call->snd.dt;
-    if (recvtype_significant(call->coll, root, inplace))
-        *rt = call->rcv.dt;
+    *st = call->s_sig ? call->snd.dt : MPI_DATATYPE_NULL;
+    *rt = call->r_sig ? call->rcv.dt : MPI_DATATYPE_NULL;
 }

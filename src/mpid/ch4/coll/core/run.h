@@ -7,21 +7,7 @@
 
 #include <mpi.h>
 
-/* One side (send or receive) of a call, as the application passed it. */
-typedef struct {
-    const void *buf;
-    int count; /* regular: elements per block */
-    MPI_Datatype dt;
-    const int *counts, *displs; /* v-collectives (elements), else NULL */
-} ch4coll_side_t;
-
-typedef struct {
-    int coll; /* ch4coll_coll_t */
-    MPI_Comm comm;
-    int root;
-    MPI_Op op;
-    ch4coll_side_t snd, rcv; /* bcast: the buffer is rcv */
-} ch4coll_call_t;
+#include "call.h"
 
 /* ch4coll_run() result meaning "call the host MPI's own collective". */
 #define CH4COLL_RUN_NATIVE (-1000)
@@ -30,11 +16,14 @@ typedef struct {
  * set up (nonblocking); the call is resolved when it is ready. */
 #define CH4COLL_RUN_DEFER (-1001)
 
+/* ch4coll_run_cached() result: the call's shape is not in the cache. */
+#define CH4COLL_RUN_MISS (-1002)
+
 /* Run the call through ch4coll.  Returns MPI_SUCCESS, an MPI error code,
  * or CH4COLL_RUN_NATIVE. */
-int ch4coll_run(const ch4coll_call_t *call);
+int ch4coll_run(ch4coll_call_t *call);
 
-/* Preload mode (entry/comm_pmpi.c): the communicator's state, then as
+/* Preload mode (core/comm_pmpi.c): the communicator's state, then as
  * below.  ch4coll_run_prepare: selection and schedule for a nonblocking
  * or persistent call (nonblocking branches of the tuning tree), and an
  * instance of the schedule that no other call uses until released; or
@@ -43,7 +32,7 @@ int ch4coll_run(const ch4coll_call_t *call);
 struct ch4coll_comm;
 struct ch4coll_inst;
 struct ch4coll_centry;
-int ch4coll_run_prepare(const ch4coll_call_t *call, struct ch4coll_comm **c,
+int ch4coll_run_prepare(ch4coll_call_t *call, struct ch4coll_comm **c,
                         struct ch4coll_inst **in);
 
 /* The same for a call deferred while c was set up, now that it is ready
@@ -60,7 +49,7 @@ void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op);
  * lookup   cache hit, or select and build (nb: the nonblocking branches);
  *          MPI_SUCCESS, an MPI error (reported), or CH4COLL_RUN_NATIVE;
  *          with MPIR_CVAR_CH4COLL_VERIFY a blocking call's arguments are
- *          checked against the other ranks' first (entry/verify.h)
+ *          checked against the other ranks' first (core/verify.h)
  * native   count a call the host runs; returns CH4COLL_RUN_NATIVE
  * execute  a blocking call from start to finish
  * acquire  an instance of the entry's schedule for a nonblocking call
@@ -76,6 +65,13 @@ void ch4coll_pmpi_args_forget(MPI_Datatype dt, MPI_Op op);
  * end      after it is done: unpack (CH4COLL_OK or an error code). */
 int ch4coll_run_lookup(struct ch4coll_comm *c, const ch4coll_call_t *call,
                        int nb, struct ch4coll_centry **e);
+
+/* The cache alone, as lookup without the verification and the build:
+ * CH4COLL_RUN_MISS when the call's shape has no entry.  An entry exists
+ * only for a shape whose arguments passed the checks (core/comm_pmpi.c
+ * takes a hit before checking again what the shape holds). */
+int ch4coll_run_cached(struct ch4coll_comm *c, const ch4coll_call_t *call,
+                       int nb, struct ch4coll_centry **e);
 int ch4coll_run_native(void);
 int ch4coll_run_execute(struct ch4coll_comm *c, struct ch4coll_centry *e,
                         const ch4coll_call_t *call);
@@ -90,14 +86,11 @@ int ch4coll_run_progress(struct ch4coll_comm *c, struct ch4coll_inst *in,
 int ch4coll_run_end(struct ch4coll_comm *c, struct ch4coll_inst *in,
                     const ch4coll_call_t *call);
 
-/* The datatypes MPI reads on this rank for call (MPI_DATATYPE_NULL for a
- * side it ignores): what a nonblocking call must keep alive. */
-void ch4coll_run_types(const ch4coll_call_t *call, int rank, MPI_Datatype *st,
+/* The datatypes MPI reads on this rank for a described call
+ * (MPI_DATATYPE_NULL for a side it ignores): what a nonblocking call must
+ * keep alive. */
+void ch4coll_run_types(const ch4coll_call_t *call, MPI_Datatype *st,
                        MPI_Datatype *rt);
-
-/* MPI_IN_PLACE on this rank (the send buffer; scatter(v): the receive
- * buffer; rooted collectives: only at the root). */
-int ch4coll_run_in_place(const ch4coll_call_t *call, int rank);
 
 /* op is one of MPI's predefined reduction operations. */
 int ch4coll_run_op_builtin(MPI_Op op);

@@ -118,13 +118,6 @@ int ch4coll_verify_ntags(const ch4coll_verify_t *v)
     return v->sched.ntags;
 }
 
-static int is_rooted(int coll)
-{
-    return coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
-           coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||
-           coll == CH4COLL_SCATTER || coll == CH4COLL_SCATTERV;
-}
-
 /* The bytes this rank sends to each rank (S) and expects from each (R),
  * as weighted sums and totals; per-block sizes for the regular ones. */
 static void sign_movement(const ch4coll_call_t *call, int rank, int p,
@@ -135,7 +128,7 @@ static void sign_movement(const ch4coll_call_t *call, int rank, int p,
     MPI_Datatype st, rt;
     int64_t ss, rs, sb, rb;
 
-    ch4coll_run_types(call, rank, &st, &rt);
+    ch4coll_run_types(call, &st, &rt);
     ss = type_bytes(st);
     rs = type_bytes(rt);
     sb = st != MPI_DATATYPE_NULL ? (int64_t) s->count * ss : -1;
@@ -224,10 +217,10 @@ static void sign(const ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     memset(g, 0, sizeof *g);
     g->coll = (int64_t) call->coll * 2 + (nb != 0);
     g->valid = valid;
-    g->root = is_rooted(call->coll) ? call->root : 0;
+    g->root = call->rooted ? call->root : 0;
     if (!valid)
         return; /* nothing else is read: it may not be safe to */
-    g->inplace = ch4coll_run_in_place(call, c->rank);
+    g->inplace = call->inplace;
     if (ch4coll_coll_is_reduction(call->coll)) {
         ch4coll_elem_t e;
         ch4coll_host_elem(call->rcv.dt, &e);

@@ -29,7 +29,12 @@ static inline ch4coll_call_t ch4coll_call(int coll, MPI_Comm comm, int root,
                                           MPI_Op op, ch4coll_side_t snd,
                                           ch4coll_side_t rcv)
 {
-    ch4coll_call_t c = {coll, comm, root, op, snd, rcv};
+    ch4coll_call_t c = {.coll = coll,
+                        .comm = comm,
+                        .root = root,
+                        .op = op,
+                        .snd = snd,
+                        .rcv = rcv};
     return c;
 }
 

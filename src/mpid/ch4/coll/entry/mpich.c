@@ -236,6 +236,7 @@ static int run_blocking(mcall_t *mc, int *rc)
         ch4coll_run_native();
         return 0;
     }
+    ch4coll_call_describe(&mc->call, mc->m->c.rank, mc->m->c.size);
     *rc = ch4coll_run_lookup(&mc->m->c, &mc->call, 0, &e);
     if (*rc == CH4COLL_RUN_NATIVE)
         return 0;
@@ -350,6 +351,7 @@ static int op_make(mcall_t *mc, op_t **out, int *rc)
         ch4coll_run_native();
         return 0;
     }
+    ch4coll_call_describe(&mc->call, mc->m->c.rank, mc->m->c.size);
     *rc = ch4coll_run_lookup(&mc->m->c, &mc->call, 1, &e);
     if (*rc == CH4COLL_RUN_NATIVE)
         return 0;
@@ -372,7 +374,7 @@ static int op_make(mcall_t *mc, op_t **out, int *rc)
         return 1;
     }
     o->m->c.refs++;
-    ch4coll_run_types(&o->call, o->m->c.rank, &o->st, &o->rt);
+    ch4coll_run_types(&o->call, &o->st, &o->rt);
     o->op = o->call.op;
     MPIR_Datatype_add_ref_if_not_builtin(o->st);
     MPIR_Datatype_add_ref_if_not_builtin(o->rt);

@@ -80,7 +80,7 @@ int ch4coll_reduce_local(const void *in, void *inout, size_t count,
 int ch4coll_typed_copy(const void *src, void *dst, size_t count,
                        MPI_Datatype dt);
 
-/* The progress of other work: the layer that owns it (entry/nbc.c, the
+/* The progress of other work: the layer that owns it (core/nbc.c, the
  * nonblocking collectives of preload mode) registers two functions, and
  * a blocking schedule below reaches it only through them.  Inside MPICH
  * nothing registers: its progress engine runs everything. */

@@ -1,6 +1,6 @@
 /*
  * progress.c - the progress hook of host.h: the functions the layer that
- * owns other outstanding work registered (entry/nbc.c in preload mode),
+ * owns other outstanding work registered (core/nbc.c in preload mode),
  * or none.
  */
 #include <stddef.h>

@@ -31,7 +31,7 @@ typedef struct {
     int chunk_size_set; /* MPIR_CVAR_CH4COLL_CHUNK_SIZE was given */
     int virtual_ppn;    /* 0: host nodes; k: virtual nodes of k ranks */
     int virtual_map;    /* CH4COLL_MAP_BLOCK or CH4COLL_MAP_CYCLIC */
-    int verify;         /* check arguments across ranks (entry/verify.h) */
+    int verify;         /* check arguments across ranks (core/verify.h) */
     ch4coll_forced_t forced[CH4COLL_NCOLL];
     ch4coll_forced_t forced_nb[CH4COLL_NCOLL]; /* MPIR_CVAR_CH4COLL_I... */
     int nerrors; /* bad values seen while parsing */

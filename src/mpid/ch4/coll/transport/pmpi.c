@@ -1,6 +1,6 @@
 /*
  * pmpi.c - the preload-mode transport: PMPI point-to-point on the private
- * duplicate of the user's communicator (entry/comm_pmpi.c owns the
+ * duplicate of the user's communicator (core/comm_pmpi.c owns the
  * duplicate).  The host services through PMPI are host/pmpi.c.
  *
  * The context is the MPI_Comm itself.  Requests are MPI_Request.  A
@@ -130,7 +130,7 @@ static int pmpi_testsome(void *ctx, int n, void *reqs, int *ndone, int *done)
 }
 
 /* Blocking, for a rank with a core of its own and nothing else of
- * ch4coll's in flight (entry/run.c: wait_done): the host's wait polls its
+ * ch4coll's in flight (core/run.c: wait_done): the host's wait polls its
  * progress engine without a round trip through the MPI layer per poll.
  * MPI_Waitany, not MPI_Waitsome: SMPI's Waitsome tests the other requests
  * after the first completion, and each of those tests costs simulated
