@@ -386,6 +386,30 @@ static int bcast_buffer_null(env_t *e)
     return MPI_Bcast(NULL, 4, MPI_INT, 0, e->comm);
 }
 
+/* The same shapes right after a correct call of them: the cache holds the
+ * shape, and the bad buffer must still be caught (core/comm_pmpi.c takes
+ * a cache hit without checking only when no buffer can be wrong). */
+static int allreduce_aliased_cached(env_t *e)
+{
+    int rc = MPI_Allreduce(e->a, e->b, 4, MPI_INT, MPI_SUM, e->comm);
+
+    return rc != MPI_SUCCESS ? rc : allreduce_aliased(e);
+}
+
+static int bcast_buffer_null_cached(env_t *e)
+{
+    int rc = MPI_Bcast(e->a, 4, MPI_INT, 0, e->comm);
+
+    return rc != MPI_SUCCESS ? rc : bcast_buffer_null(e);
+}
+
+static int allgather_recvbuf_null_cached(env_t *e)
+{
+    int rc = MPI_Allgather(e->a, 1, MPI_INT, e->b, 1, MPI_INT, e->comm);
+
+    return rc != MPI_SUCCESS ? rc : allgather_recvbuf_null(e);
+}
+
 static int alltoallv_aliased(env_t *e)
 {
     int i;
@@ -516,6 +540,9 @@ static const case_t cases[] = {
     CASE(allgather_recvbuf_null, MPI_ERR_BUFFER),
     CASE(bcast_buffer_null, MPI_ERR_BUFFER),
     CASE(alltoallv_aliased, MPI_ERR_BUFFER),
+    CASE(allreduce_aliased_cached, MPI_ERR_BUFFER),
+    CASE(bcast_buffer_null_cached, MPI_ERR_BUFFER),
+    CASE(allgather_recvbuf_null_cached, MPI_ERR_BUFFER),
     CASE_ROOT(gatherv_root_counts, MPI_ERR_COUNT, 0),
     CASE_ROOT(scatter_root_sendtype, MPI_ERR_TYPE, 1),
     CASE_ROOT(gather_root_recvbuf_in_place, MPI_ERR_BUFFER, 0),
