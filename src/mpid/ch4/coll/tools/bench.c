@@ -230,7 +230,11 @@ static void usage(FILE *f)
         "and a rank's value is the sum of its calls' times / iterations, as "
         "OSU\n"
         "7.4's blocking collective benchmarks measure (a bcast root returns\n"
-        "early and is not held up by the next call).\n"
+        "early and is not held up by the next call).  The barrier is the\n"
+        "timed side's own (PMPI_Barrier for the host, MPI_Barrier for\n"
+        "ch4coll), as in an OSU program run without and with ch4coll\n"
+        "preloaded: the order in which it lets the ranks go is part of what\n"
+        "the next call costs.\n"
         "\n"
         "Overlap (--overlap): as OSU's osu_iallreduce/osu_ibcast, for "
         "the host's\n"
@@ -724,14 +728,18 @@ static int call_all(const bench_t *b, int native, long long n)
 }
 
 /* --osu: iters calls, each after a barrier and timed alone; the mean
- * time of one call in microseconds (*rc: the first error). */
+ * time of one call in microseconds (*rc: the first error).  The barrier
+ * is the same library's as the timed call, as in an OSU program run with
+ * and without ch4coll preloaded: the order in which a barrier lets the
+ * ranks go decides how long the next rooted call waits (a root that
+ * leaves last makes every other rank wait for it). */
 static double time_each(const bench_t *b, int native, long long iters, int *rc)
 {
     double t0, total = 0.0;
     long long i;
 
     for (i = 0; i < iters && *rc == MPI_SUCCESS; i++) {
-        *rc = PMPI_Barrier(b->comm);
+        *rc = native ? PMPI_Barrier(b->comm) : MPI_Barrier(b->comm);
         t0 = MPI_Wtime();
         if (*rc == MPI_SUCCESS)
             *rc = call_coll(b, native);
