@@ -39,8 +39,9 @@
  *               size 0.
  *   MPICH       With CH4COLL_MPICH_SRC pointing at an unpacked MPICH 4.0.2
  *               tree, its mpir and ch4 tuning files load and give the
- *               decisions MPICH would (mapped to ch4coll names); skipped
- *               with a note otherwise.
+ *               decisions MPICH would (mapped to ch4coll names).
+ *               test_select --mpich runs these alone (mpich-json.sh), and
+ *               says SKIP (exit 77) without the source.
  *   default     The embedded default loads without warnings and picks a
  *               non-native algorithm for every collective for p = 1..64.
  *   corpus      Every test/unit/json/bad_*.json fails to load with the
@@ -2117,32 +2118,27 @@ END_TEST
 
 /* ============================================================== MPICH */
 
+/* The unpacked MPICH source, or NULL.  main() runs the "mpich" suite
+ * only when it is there, and says SKIP otherwise. */
 static const char *mpich_src(void)
 {
     const char *s = getenv("CH4COLL_MPICH_SRC");
 
-    if (!s || !*s) {
-        printf("note: CH4COLL_MPICH_SRC is not set (maint/mpich-source prints "
-               "it); MPICH tuning-file tests skipped\n");
-        return NULL;
-    }
-    return s;
+    return s && *s ? s : NULL;
 }
 
-static int mpich_load(ch4coll_tree_t *t, const char *file)
+static void mpich_load(ch4coll_tree_t *t, const char *file)
 {
     char path[4096], err[ERRLEN];
     const char *src = mpich_src();
     int rc;
 
-    if (!src)
-        return 0;
+    ck_assert_msg(src != NULL, "CH4COLL_MPICH_SRC is not set");
     snprintf(path, sizeof path, "%s/maint/tuning/coll/%s", src, file);
     nwarn = 0;
     rc = ch4coll_tree_load_file(t, path, warn_capture, err, sizeof err);
     ck_assert_msg(rc == CH4COLL_OK, "%s", err);
     printf("MPICH %s: %d nodes, %d warnings\n", file, t->nn, nwarn);
-    return 1;
 }
 
 /* The decision for a call of `count` elements of elem on p ranks (1 node
@@ -2186,8 +2182,7 @@ START_TEST(test_mpich_mpir)
     ch4coll_choice_t ch;
     const char *f = "mpir/generic.json";
 
-    if (!mpich_load(&t, f))
-        return;
+    mpich_load(&t, f);
     /* allreduce, 8 bytes, 7 ranks: avg_msg_size<=8 -> recursive doubling */
     ch = mpich_choose(&t, f, CH4COLL_ALLREDUCE, 7, 2, &int_elem, 1, 0, 0);
     ck_assert_str_eq(ch.algo->name, "recursive_doubling");
@@ -2248,8 +2243,7 @@ START_TEST(test_mpich_ch4)
     const char *f = "ch4/generic.json";
     int c;
 
-    if (!mpich_load(&t, f))
-        return;
+    mpich_load(&t, f);
     /* compositions: every decision is native, from the tree */
     ch = mpich_choose(&t, f, CH4COLL_BCAST, 8, 64, &byte_elem, 1, 0, 0);
     ck_assert(ch4coll_algo_is_native(ch.algo));
@@ -2265,8 +2259,7 @@ START_TEST(test_mpich_ch4)
     ch4coll_tree_free(&t);
 
     f = "ch4/posix_generic.json";
-    if (!mpich_load(&t, f))
-        return;
+    mpich_load(&t, f);
     ch = mpich_choose(&t, f, CH4COLL_BCAST, 4, 64, &byte_elem, 1, 0, 0);
     ck_assert(ch4coll_algo_is_native(ch.algo));
     ck_assert_ptr_nonnull(ch.path);
@@ -2291,8 +2284,7 @@ START_TEST(test_mpich_prune)
     int i;
 
     for (i = 0; i < 3; i++) {
-        if (!mpich_load(&t, files[i]))
-            return;
+        mpich_load(&t, files[i]);
         prune_equivalence(&t, (uint64_t) i + 100);
         ch4coll_tree_free(&t);
     }
@@ -2680,12 +2672,6 @@ static Suite *select_suite(void)
     tcase_add_test(tc, test_selin_v_zero);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("mpich");
-    tcase_add_test(tc, test_mpich_mpir);
-    tcase_add_test(tc, test_mpich_ch4);
-    tcase_add_test(tc, test_mpich_prune);
-    suite_add_tcase(s, tc);
-
     tc = tcase_create("files");
     tcase_add_test(tc, test_default);
     tcase_add_test(tc, test_select_sub);
@@ -2698,13 +2684,34 @@ static Suite *select_suite(void)
     return s;
 }
 
+/* MPICH 4.0.2's tuning files (test/unit/mpich-json.sh). */
+static Suite *mpich_suite(void)
+{
+    Suite *s = suite_create("mpich");
+    TCase *tc = tcase_create("mpich");
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_mpich_mpir);
+    tcase_add_test(tc, test_mpich_ch4);
+    tcase_add_test(tc, test_mpich_prune);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* test_select: the selection tests; test_select --mpich: MPICH's tuning
+ * files, or SKIP (77, automake's code) without an MPICH source. */
 int main(int argc, char **argv)
 {
     SRunner *sr;
-    int failed;
+    int failed, mpich = argc > 1 && strcmp(argv[1], "--mpich") == 0;
 
+    if (mpich && !mpich_src()) {
+        printf("SKIP: CH4COLL_MPICH_SRC is not set (maint/mpich-source "
+               "prints it): MPICH's tuning files are not tested\n");
+        return 77;
+    }
     MPI_Init(&argc, &argv);
-    sr = srunner_create(select_suite());
+    sr = srunner_create(mpich ? mpich_suite() : select_suite());
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
