@@ -109,14 +109,14 @@ CH4COLL_API int MPI_Comm_disconnect(MPI_Comm *comm)
     return rc;
 }
 
-/* The host MPI's collective.  While ch4coll is enabled, its nonblocking
- * form (request r) waited for with progress: ch4coll collectives may be in
- * flight, and a peer may wait for this rank's part in them before it joins
- * this call.  Always, not only while some are in flight on this rank: MPI
- * does not match a blocking collective with a nonblocking one, so all
- * ranks must take the same form, and only the CVARs are the same on all. */
-#define NATIVE(blocking, nonblocking)                                          \
-    (!ch4coll_config.enable ? (blocking) : native_wait((nonblocking), &r))
+/* The host MPI's collective, when ch4coll_run() answers native: the
+ * blocking form while ch4coll is disabled, else its nonblocking form
+ * (request r) waited for with progress (native_wait): ch4coll collectives
+ * may be in flight, and a peer may wait for this rank's part in them
+ * before it joins this call.  Always, not only while some are in flight
+ * on this rank: MPI does not match a blocking collective with a
+ * nonblocking one, so all ranks must take the same form, and only the
+ * CVARs are the same on all. */
 
 static int test_one(void *ctx, int *flag)
 {
@@ -143,10 +143,11 @@ CH4COLL_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Bcast(buf, count, dt, root, comm),
-                        PMPI_Ibcast(buf, count, dt, root, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Bcast(buf, count, dt, root, comm);
+    return native_wait(PMPI_Ibcast(buf, count, dt, root, comm, &r), &r);
 }
 
 CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
@@ -157,12 +158,12 @@ CH4COLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(
-                     PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm),
-                     PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm,
-                                  &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+    return native_wait(
+        PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, &r), &r);
 }
 
 CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -173,11 +174,12 @@ CH4COLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm),
-                        PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm,
-                                        &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    return native_wait(
+        PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, &r), &r);
 }
 
 CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount,
@@ -191,12 +193,14 @@ CH4COLL_API int MPI_Allgather(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf,
-                                       recvcount, recvtype, comm),
-                        PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
-                                        recvcount, recvtype, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm);
+    return native_wait(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount,
@@ -210,13 +214,14 @@ CH4COLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                        recvcounts, displs, recvtype, comm),
-                        PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                         recvcounts, displs, recvtype, comm,
-                                         &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, comm);
+    return native_wait(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcounts, displs, recvtype, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount,
@@ -230,12 +235,14 @@ CH4COLL_API int MPI_Alltoall(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf,
-                                      recvcount, recvtype, comm),
-                        PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf,
-                                       recvcount, recvtype, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm);
+    return native_wait(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcount, recvtype, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
@@ -250,14 +257,15 @@ CH4COLL_API int MPI_Alltoallv(const void *sendbuf, const int *sendcounts,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype,
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm);
+    return native_wait(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype,
                                        recvbuf, recvcounts, rdispls, recvtype,
-                                       comm),
-                        PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype,
-                                        recvbuf, recvcounts, rdispls, recvtype,
-                                        comm, &r));
+                                       comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount,
@@ -270,12 +278,14 @@ CH4COLL_API int MPI_Gather(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf,
-                                    recvcount, recvtype, root, comm),
-                        PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf,
-                                     recvcount, recvtype, root, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm);
+    return native_wait(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount,
@@ -289,13 +299,15 @@ CH4COLL_API int MPI_Gatherv(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                     recvcounts, displs, recvtype, root, comm),
-                        PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                      recvcounts, displs, recvtype, root, comm,
-                                      &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                            displs, recvtype, root, comm);
+    return native_wait(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcounts, displs, recvtype, root, comm,
+                                     &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount,
@@ -308,12 +320,14 @@ CH4COLL_API int MPI_Scatter(const void *sendbuf, int sendcount,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf,
-                                     recvcount, recvtype, root, comm),
-                        PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf,
-                                      recvcount, recvtype, root, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm);
+    return native_wait(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts,
@@ -326,13 +340,15 @@ CH4COLL_API int MPI_Scatterv(const void *sendbuf, const int *sendcounts,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype,
-                                      recvbuf, recvcount, recvtype, root, comm),
-                        PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype,
-                                       recvbuf, recvcount, recvtype, root, comm,
-                                       &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                             recvcount, recvtype, root, comm);
+    return native_wait(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype,
+                                      recvbuf, recvcount, recvtype, root, comm,
+                                      &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
@@ -344,12 +360,13 @@ CH4COLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt,
-                                            op, comm),
-                        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt,
-                                             op, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
+    return native_wait(
+        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, &r),
+        &r);
 }
 
 CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -361,12 +378,14 @@ CH4COLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount,
-                                                  dt, op, comm),
-                        PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount,
-                                                   dt, op, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op,
+                                         comm);
+    return native_wait(PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount,
+                                                  dt, op, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Barrier(MPI_Comm comm)
@@ -375,9 +394,11 @@ CH4COLL_API int MPI_Barrier(MPI_Comm comm)
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Barrier(comm), PMPI_Ibarrier(comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Barrier(comm);
+    return native_wait(PMPI_Ibarrier(comm, &r), &r);
 }
 
 CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
@@ -388,10 +409,12 @@ CH4COLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm),
-                        PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
+    return native_wait(PMPI_Iscan(sendbuf, recvbuf, count, dt, op, comm, &r),
+                       &r);
 }
 
 CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
@@ -402,9 +425,10 @@ CH4COLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
     int rc = ch4coll_run(&c);
     MPI_Request r;
 
-    return rc != CH4COLL_RUN_NATIVE
-               ? rc
-               : NATIVE(
-                     PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm),
-                     PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, &r));
+    if (rc != CH4COLL_RUN_NATIVE)
+        return rc;
+    if (!ch4coll_config.enable)
+        return PMPI_Exscan(sendbuf, recvbuf, count, dt, op, comm);
+    return native_wait(PMPI_Iexscan(sendbuf, recvbuf, count, dt, op, comm, &r),
+                       &r);
 }

@@ -676,17 +676,14 @@ CH4COLL_API int MPI_Request_get_status(MPI_Request req, int *flag,
 /* ------------------------------------- blocking point-to-point, probe */
 
 /* A blocking call as its nonblocking form (request r) plus a wait with
- * progress, while collectives are in flight. */
+ * progress, while collectives are in flight (each caller below: the
+ * blocking form when ch4coll_nb_outstanding() is 0, else this). */
 static int wait_req(int rc, MPI_Request *r, MPI_Status *status)
 {
     wait_args_t w = {1, r, status, NULL, NULL, NULL};
 
     return rc != MPI_SUCCESS ? rc : ch4coll_nb_wait_until(test_wait, &w);
 }
-
-#define VIA_NB(blocking, nonblocking, status)                                  \
-    (!ch4coll_nb_outstanding() ? (blocking)                                    \
-                               : wait_req((nonblocking), &r, (status)))
 
 typedef int send_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm,
@@ -698,9 +695,10 @@ static int send_via(send_fn *blocking, isend_fn *nonblocking, const void *buf,
 {
     MPI_Request r;
 
-    return VIA_NB(blocking(buf, count, dt, dest, tag, comm),
-                  nonblocking(buf, count, dt, dest, tag, comm, &r),
-                  MPI_STATUS_IGNORE);
+    if (!ch4coll_nb_outstanding())
+        return blocking(buf, count, dt, dest, tag, comm);
+    return wait_req(nonblocking(buf, count, dt, dest, tag, comm, &r), &r,
+                    MPI_STATUS_IGNORE);
 }
 
 CH4COLL_API int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest,
@@ -732,8 +730,10 @@ CH4COLL_API int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source,
 {
     MPI_Request r;
 
-    return VIA_NB(PMPI_Recv(buf, count, dt, source, tag, comm, status),
-                  PMPI_Irecv(buf, count, dt, source, tag, comm, &r), status);
+    if (!ch4coll_nb_outstanding())
+        return PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    return wait_req(PMPI_Irecv(buf, count, dt, source, tag, comm, &r), &r,
+                    status);
 }
 
 CH4COLL_API int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
@@ -741,8 +741,9 @@ CH4COLL_API int MPI_Mrecv(void *buf, int count, MPI_Datatype dt,
 {
     MPI_Request r;
 
-    return VIA_NB(PMPI_Mrecv(buf, count, dt, msg, status),
-                  PMPI_Imrecv(buf, count, dt, msg, &r), status);
+    if (!ch4coll_nb_outstanding())
+        return PMPI_Mrecv(buf, count, dt, msg, status);
+    return wait_req(PMPI_Imrecv(buf, count, dt, msg, &r), &r, status);
 }
 
 #if MPI_VERSION >= 4
@@ -754,12 +755,14 @@ CH4COLL_API int MPI_Sendrecv(const void *sendbuf, int sendcount,
 {
     MPI_Request r;
 
-    return VIA_NB(
-        PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                      recvcount, recvtype, source, recvtag, comm, status),
-        PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                       recvcount, recvtype, source, recvtag, comm, &r),
-        status);
+    if (!ch4coll_nb_outstanding())
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+                             recvbuf, recvcount, recvtype, source, recvtag,
+                             comm, status);
+    return wait_req(PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+                                   recvbuf, recvcount, recvtype, source,
+                                   recvtag, comm, &r),
+                    &r, status);
 }
 
 CH4COLL_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
@@ -769,11 +772,12 @@ CH4COLL_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt,
 {
     MPI_Request r;
 
-    return VIA_NB(PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
-                                        recvtag, comm, status),
-                  PMPI_Isendrecv_replace(buf, count, dt, dest, sendtag, source,
-                                         recvtag, comm, &r),
-                  status);
+    if (!ch4coll_nb_outstanding())
+        return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                     recvtag, comm, status);
+    return wait_req(PMPI_Isendrecv_replace(buf, count, dt, dest, sendtag,
+                                           source, recvtag, comm, &r),
+                    &r, status);
 }
 #endif /* MPI_VERSION >= 4 */
 
