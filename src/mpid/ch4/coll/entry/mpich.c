@@ -467,22 +467,6 @@ void MPIDI_CH4COLL_persist_free(void *sched)
 
 /* --------------------------------------------------- the 32 entries */
 
-#define RUN_OR(native)                                                         \
-    do {                                                                       \
-        int rc_;                                                               \
-        if (run_blocking(&mc, &rc_))                                           \
-            return rc_;                                                        \
-        return native;                                                         \
-    } while (0)
-
-#define START_OR(native)                                                       \
-    do {                                                                       \
-        int rc_;                                                               \
-        if (run_nonblocking(&mc, req, &rc_))                                   \
-            return rc_;                                                        \
-        return native;                                                         \
-    } while (0)
-
 static void barrier_call(mcall_t *mc, MPIR_Comm *comm)
 {
     mcall_init(mc, CH4COLL_BARRIER, comm, 0, MPI_OP_NULL);
@@ -491,17 +475,19 @@ static void barrier_call(mcall_t *mc, MPIR_Comm *comm)
 int MPIDI_CH4COLL_Barrier(MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     barrier_call(&mc, comm);
-    RUN_OR(MPIR_Barrier_impl(comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Barrier_impl(comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ibarrier(MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     barrier_call(&mc, comm);
-    START_OR(MPIR_Ibarrier_impl(comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ibarrier_impl(comm, req);
 }
 
 static void bcast_call(mcall_t *mc, void *buffer, MPI_Aint count,
@@ -515,18 +501,20 @@ int MPIDI_CH4COLL_Bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                         int root, MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     bcast_call(&mc, buffer, count, datatype, root, comm);
-    RUN_OR(MPIR_Bcast_impl(buffer, count, datatype, root, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Bcast_impl(buffer, count, datatype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ibcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                          int root, MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     bcast_call(&mc, buffer, count, datatype, root, comm);
-    START_OR(MPIR_Ibcast_impl(buffer, count, datatype, root, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ibcast_impl(buffer, count, datatype, root, comm, req);
 }
 
 /* reduce, allreduce, scan, exscan, reduce_scatter_block: one count */
@@ -544,11 +532,11 @@ int MPIDI_CH4COLL_Reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_REDUCE, sendbuf, recvbuf, count, datatype, op,
                    root, comm);
-    RUN_OR(MPIR_Reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm,
-                            errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -556,11 +544,11 @@ int MPIDI_CH4COLL_Ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                           MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_REDUCE, sendbuf, recvbuf, count, datatype, op,
                    root, comm);
-    START_OR(MPIR_Ireduce_impl(sendbuf, recvbuf, count, datatype, op, root,
-                               comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, req);
 }
 
 int MPIDI_CH4COLL_Allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -568,11 +556,11 @@ int MPIDI_CH4COLL_Allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                    op, 0, comm);
-    RUN_OR(MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm,
-                               errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -580,11 +568,11 @@ int MPIDI_CH4COLL_Iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                              MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                    op, 0, comm);
-    START_OR(
-        MPIR_Iallreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
 }
 
 int MPIDI_CH4COLL_Scan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -592,11 +580,11 @@ int MPIDI_CH4COLL_Scan(const void *sendbuf, void *recvbuf, MPI_Aint count,
                        MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0,
                    comm);
-    RUN_OR(
-        MPIR_Scan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Scan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -604,10 +592,11 @@ int MPIDI_CH4COLL_Iscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
                         MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0,
                    comm);
-    START_OR(MPIR_Iscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
 }
 
 int MPIDI_CH4COLL_Exscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -615,11 +604,11 @@ int MPIDI_CH4COLL_Exscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op,
                    0, comm);
-    RUN_OR(
-        MPIR_Exscan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Exscan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iexscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -627,11 +616,11 @@ int MPIDI_CH4COLL_Iexscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
                           MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op,
                    0, comm);
-    START_OR(
-        MPIR_Iexscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iexscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
 }
 
 int MPIDI_CH4COLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -640,11 +629,11 @@ int MPIDI_CH4COLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                        MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
                    recvcount, datatype, op, 0, comm);
-    RUN_OR(MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype,
-                                          op, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -653,11 +642,11 @@ int MPIDI_CH4COLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
                                         MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduction_call(&mc, CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
                    recvcount, datatype, op, 0, comm);
-    START_OR(MPIR_Ireduce_scatter_block_impl(sendbuf, recvbuf, recvcount,
-                                             datatype, op, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, req);
 }
 
 static void reduce_scatter_call(mcall_t *mc, const void *sendbuf, void *recvbuf,
@@ -677,10 +666,10 @@ int MPIDI_CH4COLL_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                  MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     reduce_scatter_call(&mc, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    RUN_OR(MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op,
-                                    comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce_scatter(const void *sendbuf, void *recvbuf,
@@ -689,10 +678,10 @@ int MPIDI_CH4COLL_Ireduce_scatter(const void *sendbuf, void *recvbuf,
                                   MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     reduce_scatter_call(&mc, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    START_OR(MPIR_Ireduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype,
-                                       op, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, req);
 }
 
 /* allgather, alltoall, gather, scatter: one count per side */
@@ -712,11 +701,11 @@ int MPIDI_CH4COLL_Allgather(const void *sendbuf, MPI_Aint sendcount,
                             MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    RUN_OR(MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iallgather(const void *sendbuf, MPI_Aint sendcount,
@@ -725,11 +714,11 @@ int MPIDI_CH4COLL_Iallgather(const void *sendbuf, MPI_Aint sendcount,
                              MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    START_OR(MPIR_Iallgather_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                  recvcount, recvtype, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Alltoall(const void *sendbuf, MPI_Aint sendcount,
@@ -738,11 +727,11 @@ int MPIDI_CH4COLL_Alltoall(const void *sendbuf, MPI_Aint sendcount,
                            MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    RUN_OR(MPIR_Alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ialltoall(const void *sendbuf, MPI_Aint sendcount,
@@ -751,11 +740,11 @@ int MPIDI_CH4COLL_Ialltoall(const void *sendbuf, MPI_Aint sendcount,
                             MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    START_OR(MPIR_Ialltoall_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                 recvcount, recvtype, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ialltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Gather(const void *sendbuf, MPI_Aint sendcount,
@@ -764,11 +753,11 @@ int MPIDI_CH4COLL_Gather(const void *sendbuf, MPI_Aint sendcount,
                          MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    RUN_OR(MPIR_Gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Igather(const void *sendbuf, MPI_Aint sendcount,
@@ -777,11 +766,11 @@ int MPIDI_CH4COLL_Igather(const void *sendbuf, MPI_Aint sendcount,
                           MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    START_OR(MPIR_Igather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, root, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Igather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
 }
 
 int MPIDI_CH4COLL_Scatter(const void *sendbuf, MPI_Aint sendcount,
@@ -790,11 +779,11 @@ int MPIDI_CH4COLL_Scatter(const void *sendbuf, MPI_Aint sendcount,
                           MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    RUN_OR(MPIR_Scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, root, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iscatter(const void *sendbuf, MPI_Aint sendcount,
@@ -803,11 +792,11 @@ int MPIDI_CH4COLL_Iscatter(const void *sendbuf, MPI_Aint sendcount,
                            MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     regular_call(&mc, CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    START_OR(MPIR_Iscatter_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                recvcount, recvtype, root, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
 }
 
 /* allgatherv, gatherv: v on the receive side */
@@ -830,11 +819,11 @@ int MPIDI_CH4COLL_Allgatherv(const void *sendbuf, MPI_Aint sendcount,
                              MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     vrecv_call(&mc, CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
                recvcounts, displs, recvtype, 0, comm);
-    RUN_OR(MPIR_Allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                recvcounts, displs, recvtype, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iallgatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -844,11 +833,11 @@ int MPIDI_CH4COLL_Iallgatherv(const void *sendbuf, MPI_Aint sendcount,
                               MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     vrecv_call(&mc, CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
                recvcounts, displs, recvtype, 0, comm);
-    START_OR(MPIR_Iallgatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                   recvcounts, displs, recvtype, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Gatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -858,13 +847,13 @@ int MPIDI_CH4COLL_Gatherv(const void *sendbuf, MPI_Aint sendcount,
                           MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     /* MPI reads the v-arrays at the root only */
     vrecv_call(&mc, CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
                comm->rank == root ? recvcounts : NULL,
                comm->rank == root ? displs : NULL, recvtype, root, comm);
-    RUN_OR(MPIR_Gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                             displs, recvtype, root, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Igatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -874,12 +863,12 @@ int MPIDI_CH4COLL_Igatherv(const void *sendbuf, MPI_Aint sendcount,
                            MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     vrecv_call(&mc, CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
                comm->rank == root ? recvcounts : NULL,
                comm->rank == root ? displs : NULL, recvtype, root, comm);
-    START_OR(MPIR_Igatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
-                                recvcounts, displs, recvtype, root, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Igatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, req);
 }
 
 static void scatterv_call(mcall_t *mc, const void *sendbuf,
@@ -904,11 +893,11 @@ int MPIDI_CH4COLL_Scatterv(const void *sendbuf, const MPI_Aint *sendcounts,
                            MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     scatterv_call(&mc, sendbuf, sendcounts, displs, sendtype, recvbuf,
                   recvcount, recvtype, root, comm);
-    RUN_OR(MPIR_Scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                              recvcount, recvtype, root, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iscatterv(const void *sendbuf, const MPI_Aint *sendcounts,
@@ -918,11 +907,11 @@ int MPIDI_CH4COLL_Iscatterv(const void *sendbuf, const MPI_Aint *sendcounts,
                             MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     scatterv_call(&mc, sendbuf, sendcounts, displs, sendtype, recvbuf,
                   recvcount, recvtype, root, comm);
-    START_OR(MPIR_Iscatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                 recvcount, recvtype, root, comm, req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
 }
 
 static void alltoallv_call(mcall_t *mc, const void *sendbuf,
@@ -949,11 +938,11 @@ int MPIDI_CH4COLL_Alltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
                             MPIR_Comm *comm, MPIR_Errflag_t *errflag)
 {
     mcall_t mc;
+    int rc;
 
     alltoallv_call(&mc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                    recvcounts, rdispls, recvtype, comm);
-    RUN_OR(MPIR_Alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                               recvcounts, rdispls, recvtype, comm, errflag));
+    return run_blocking(&mc, &rc) ? rc : MPIR_Alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ialltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
@@ -963,12 +952,11 @@ int MPIDI_CH4COLL_Ialltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
                              MPIR_Comm *comm, MPIR_Request **req)
 {
     mcall_t mc;
+    int rc;
 
     alltoallv_call(&mc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                    recvcounts, rdispls, recvtype, comm);
-    START_OR(MPIR_Ialltoallv_impl(sendbuf, sendcounts, sdispls, sendtype,
-                                  recvbuf, recvcounts, rdispls, recvtype, comm,
-                                  req));
+    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ialltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, req);
 }
 
 /* ------------------------------------------- the 16 persistent entries */
