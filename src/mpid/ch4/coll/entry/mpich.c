@@ -504,7 +504,9 @@ int MPIDI_CH4COLL_Bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
     int rc;
 
     bcast_call(&mc, buffer, count, datatype, root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Bcast_impl(buffer, count, datatype, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Bcast_impl(buffer, count, datatype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ibcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
@@ -514,7 +516,9 @@ int MPIDI_CH4COLL_Ibcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
     int rc;
 
     bcast_call(&mc, buffer, count, datatype, root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ibcast_impl(buffer, count, datatype, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ibcast_impl(buffer, count, datatype, root, comm, req);
 }
 
 /* reduce, allreduce, scan, exscan, reduce_scatter_block: one count */
@@ -536,7 +540,10 @@ int MPIDI_CH4COLL_Reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_REDUCE, sendbuf, recvbuf, count, datatype, op,
                    root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Reduce_impl(sendbuf, recvbuf, count, datatype, op, root,
+                                  comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -548,7 +555,10 @@ int MPIDI_CH4COLL_Ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_REDUCE, sendbuf, recvbuf, count, datatype, op,
                    root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ireduce_impl(sendbuf, recvbuf, count, datatype, op, root,
+                                   comm, req);
 }
 
 int MPIDI_CH4COLL_Allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -560,7 +570,10 @@ int MPIDI_CH4COLL_Allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                    op, 0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op,
+                                     comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -572,7 +585,10 @@ int MPIDI_CH4COLL_Iallreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                    op, 0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iallreduce_impl(sendbuf, recvbuf, count, datatype, op,
+                                      comm, req);
 }
 
 int MPIDI_CH4COLL_Scan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -584,7 +600,9 @@ int MPIDI_CH4COLL_Scan(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0,
                    comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Scan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
+    return run_blocking(&mc, &rc) ? rc
+                                  : MPIR_Scan_impl(sendbuf, recvbuf, count,
+                                                   datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -596,7 +614,10 @@ int MPIDI_CH4COLL_Iscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0,
                    comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iscan_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                                 req);
 }
 
 int MPIDI_CH4COLL_Exscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -608,7 +629,10 @@ int MPIDI_CH4COLL_Exscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op,
                    0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Exscan_impl(sendbuf, recvbuf, count, datatype, op, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Exscan_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                                  errflag);
 }
 
 int MPIDI_CH4COLL_Iexscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -620,7 +644,10 @@ int MPIDI_CH4COLL_Iexscan(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     reduction_call(&mc, CH4COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op,
                    0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iexscan_impl(sendbuf, recvbuf, count, datatype, op, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iexscan_impl(sendbuf, recvbuf, count, datatype, op, comm,
+                                   req);
 }
 
 int MPIDI_CH4COLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -633,7 +660,10 @@ int MPIDI_CH4COLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 
     reduction_call(&mc, CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
                    recvcount, datatype, op, 0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount,
+                                                datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -646,7 +676,10 @@ int MPIDI_CH4COLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
 
     reduction_call(&mc, CH4COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf,
                    recvcount, datatype, op, 0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ireduce_scatter_block_impl(sendbuf, recvbuf, recvcount,
+                                                 datatype, op, comm, req);
 }
 
 static void reduce_scatter_call(mcall_t *mc, const void *sendbuf, void *recvbuf,
@@ -669,7 +702,10 @@ int MPIDI_CH4COLL_Reduce_scatter(const void *sendbuf, void *recvbuf,
     int rc;
 
     reduce_scatter_call(&mc, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts,
+                                          datatype, op, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ireduce_scatter(const void *sendbuf, void *recvbuf,
@@ -681,7 +717,10 @@ int MPIDI_CH4COLL_Ireduce_scatter(const void *sendbuf, void *recvbuf,
     int rc;
 
     reduce_scatter_call(&mc, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ireduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ireduce_scatter_impl(sendbuf, recvbuf, recvcounts,
+                                           datatype, op, comm, req);
 }
 
 /* allgather, alltoall, gather, scatter: one count per side */
@@ -705,7 +744,10 @@ int MPIDI_CH4COLL_Allgather(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iallgather(const void *sendbuf, MPI_Aint sendcount,
@@ -718,7 +760,10 @@ int MPIDI_CH4COLL_Iallgather(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iallgather_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcount, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Alltoall(const void *sendbuf, MPI_Aint sendcount,
@@ -731,7 +776,10 @@ int MPIDI_CH4COLL_Alltoall(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Alltoall_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ialltoall(const void *sendbuf, MPI_Aint sendcount,
@@ -744,7 +792,10 @@ int MPIDI_CH4COLL_Ialltoall(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, 0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ialltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ialltoall_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Gather(const void *sendbuf, MPI_Aint sendcount,
@@ -757,7 +808,10 @@ int MPIDI_CH4COLL_Gather(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Gather_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Igather(const void *sendbuf, MPI_Aint sendcount,
@@ -770,7 +824,10 @@ int MPIDI_CH4COLL_Igather(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Igather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Igather_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, root, comm, req);
 }
 
 int MPIDI_CH4COLL_Scatter(const void *sendbuf, MPI_Aint sendcount,
@@ -783,7 +840,10 @@ int MPIDI_CH4COLL_Scatter(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Scatter_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, root, comm, errflag);
 }
 
 int MPIDI_CH4COLL_Iscatter(const void *sendbuf, MPI_Aint sendcount,
@@ -796,7 +856,10 @@ int MPIDI_CH4COLL_Iscatter(const void *sendbuf, MPI_Aint sendcount,
 
     regular_call(&mc, CH4COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
                  recvcount, recvtype, root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iscatter_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, req);
 }
 
 /* allgatherv, gatherv: v on the receive side */
@@ -823,7 +886,11 @@ int MPIDI_CH4COLL_Allgatherv(const void *sendbuf, MPI_Aint sendcount,
 
     vrecv_call(&mc, CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
                recvcounts, displs, recvtype, 0, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                      recvcounts, displs, recvtype, comm,
+                                      errflag);
 }
 
 int MPIDI_CH4COLL_Iallgatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -837,7 +904,10 @@ int MPIDI_CH4COLL_Iallgatherv(const void *sendbuf, MPI_Aint sendcount,
 
     vrecv_call(&mc, CH4COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
                recvcounts, displs, recvtype, 0, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iallgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iallgatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcounts, displs, recvtype, comm, req);
 }
 
 int MPIDI_CH4COLL_Gatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -853,7 +923,11 @@ int MPIDI_CH4COLL_Gatherv(const void *sendbuf, MPI_Aint sendcount,
     vrecv_call(&mc, CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
                comm->rank == root ? recvcounts : NULL,
                comm->rank == root ? displs : NULL, recvtype, root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Gatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcounts, displs, recvtype, root, comm,
+                                   errflag);
 }
 
 int MPIDI_CH4COLL_Igatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -868,7 +942,11 @@ int MPIDI_CH4COLL_Igatherv(const void *sendbuf, MPI_Aint sendcount,
     vrecv_call(&mc, CH4COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf,
                comm->rank == root ? recvcounts : NULL,
                comm->rank == root ? displs : NULL, recvtype, root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Igatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Igatherv_impl(sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcounts, displs, recvtype, root, comm,
+                                    req);
 }
 
 static void scatterv_call(mcall_t *mc, const void *sendbuf,
@@ -897,7 +975,11 @@ int MPIDI_CH4COLL_Scatterv(const void *sendbuf, const MPI_Aint *sendcounts,
 
     scatterv_call(&mc, sendbuf, sendcounts, displs, sendtype, recvbuf,
                   recvcount, recvtype, root, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Scatterv_impl(sendbuf, sendcounts, displs, sendtype,
+                                    recvbuf, recvcount, recvtype, root, comm,
+                                    errflag);
 }
 
 int MPIDI_CH4COLL_Iscatterv(const void *sendbuf, const MPI_Aint *sendcounts,
@@ -911,7 +993,11 @@ int MPIDI_CH4COLL_Iscatterv(const void *sendbuf, const MPI_Aint *sendcounts,
 
     scatterv_call(&mc, sendbuf, sendcounts, displs, sendtype, recvbuf,
                   recvcount, recvtype, root, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Iscatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Iscatterv_impl(sendbuf, sendcounts, displs, sendtype,
+                                     recvbuf, recvcount, recvtype, root, comm,
+                                     req);
 }
 
 static void alltoallv_call(mcall_t *mc, const void *sendbuf,
@@ -942,7 +1028,11 @@ int MPIDI_CH4COLL_Alltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
 
     alltoallv_call(&mc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                    recvcounts, rdispls, recvtype, comm);
-    return run_blocking(&mc, &rc) ? rc : MPIR_Alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, errflag);
+    return run_blocking(&mc, &rc)
+               ? rc
+               : MPIR_Alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype,
+                                     recvbuf, recvcounts, rdispls, recvtype,
+                                     comm, errflag);
 }
 
 int MPIDI_CH4COLL_Ialltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
@@ -956,7 +1046,11 @@ int MPIDI_CH4COLL_Ialltoallv(const void *sendbuf, const MPI_Aint *sendcounts,
 
     alltoallv_call(&mc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                    recvcounts, rdispls, recvtype, comm);
-    return run_nonblocking(&mc, req, &rc) ? rc : MPIR_Ialltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, req);
+    return run_nonblocking(&mc, req, &rc)
+               ? rc
+               : MPIR_Ialltoallv_impl(sendbuf, sendcounts, sdispls, sendtype,
+                                      recvbuf, recvcounts, rdispls, recvtype,
+                                      comm, req);
 }
 
 /* ------------------------------------------- the 16 persistent entries */
