@@ -667,20 +667,27 @@ static int take(ch4coll_centry_t *e, ch4coll_centry_t **ep)
     return MPI_SUCCESS;
 }
 
-int ch4coll_run_cached(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
-                       ch4coll_centry_t **ep)
+/* The key of call into k, and its entry taken if the cache holds it:
+ * CH4COLL_RUN_MISS otherwise. */
+static int cached(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
+                  ch4coll_key_t *k, ch4coll_centry_t **ep)
 {
-    ch4coll_key_t k;
     ch4coll_centry_t *e;
 
-    if (c->inter)
-        return ch4coll_run_native();
-    make_key(c, call, nb, &k);
-    e = ch4coll_cache_lookup(&c->cache, &k);
+    make_key(c, call, nb, k);
+    e = ch4coll_cache_lookup(&c->cache, k);
     if (!e)
         return CH4COLL_RUN_MISS;
     stat_hits++;
     return take(e, ep);
+}
+
+int ch4coll_run_cached(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
+                       ch4coll_centry_t **ep)
+{
+    ch4coll_key_t k;
+
+    return c->inter ? ch4coll_run_native() : cached(c, call, nb, &k, ep);
 }
 
 int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
@@ -697,12 +704,9 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
         if (rc != CH4COLL_OK)
             return mpi_error(call->comm, rc);
     }
-    make_key(c, call, nb, &k);
-    e = ch4coll_cache_lookup(&c->cache, &k);
-    if (e) {
-        stat_hits++;
-        return take(e, ep);
-    }
+    rc = cached(c, call, nb, &k, ep);
+    if (rc != CH4COLL_RUN_MISS)
+        return rc;
     stat_misses++;
     rc = miss(c, call, nb, &k, &e);
     if (rc != CH4COLL_OK)
