@@ -744,6 +744,14 @@ static int inst_build(inst_t *in, const ch4coll_model_t *m, double *formula,
             snprintf(err, errlen, "building rank %d failed: %s", r,
                      ch4coll_strerror(s[r].status));
             rc = -1;
+        } else if (!(c->algo->restrictions & CH4COLL_R_NODES) &&
+                   s[r].ntags != ch4coll_algo_ntags(c->algo, &a, in->params)) {
+            /* compositions (R_NODES) sum their inner steps' counts and are
+             * never an inner step themselves */
+            snprintf(err, errlen,
+                     "rank %d declares %d tags, the registry's ntags %d", r,
+                     s[r].ntags, ch4coll_algo_ntags(c->algo, &a, in->params));
+            rc = -1;
         }
     }
     return rc;

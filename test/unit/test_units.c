@@ -2388,8 +2388,9 @@ START_TEST(test_topo_nodes)
 }
 END_TEST
 
-/* allgather node_ring under a cyclic placement (p = 24 on nodes of 4; p = 61
- * on nodes of 8, five of 8 ranks and three of 7): round i is the i-th send
+/* allgather node_ring (the old name of ring, registry.c) under a cyclic
+ * placement (p = 24 on nodes of 4; p = 61 on nodes of 8, five of 8 ranks
+ * and three of 7): round i is the i-th send
  * and the i-th receive of every rank.  In every round exactly one rank per
  * node sends to another node and one receives from another node (NEC 4.2,
  * Traeff et al. Figure 1); every rank receives every other rank's block at
@@ -2397,9 +2398,13 @@ END_TEST
 START_TEST(test_node_ring_crossings)
 {
     static const int pc[2][2] = {{24, 4}, {61, 8}};
+    const ch4coll_algo_t *node_ring =
+        ch4coll_algo_find(CH4COLL_ALLGATHER, "node_ring");
     ch4coll_elem_t byte = {MPI_BYTE, 1, 1, 0, 1, 1};
     size_t n = 5;
     int c, r, k, j, v;
+
+    ck_assert_ptr_eq(node_ring, ch4coll_algo_find(CH4COLL_ALLGATHER, "ring"));
 
     for (c = 0; c < 2; c++) {
         int p = pc[c][0], ppn = pc[c][1];
@@ -2431,8 +2436,7 @@ START_TEST(test_node_ring_crossings)
             a.loc = &loc;
             ck_assert_int_eq(ch4coll_sched_init(&s[r], &a.elem, a.op, r, p),
                              CH4COLL_OK);
-            ck_assert_int_eq(ch4coll_allgather_node_ring(&s[r], &a, NULL),
-                             CH4COLL_OK);
+            ck_assert_int_eq(node_ring->build(&s[r], &a, NULL), CH4COLL_OK);
             ck_assert_int_eq(ch4coll_sched_commit(&s[r]), CH4COLL_OK);
         }
         for (k = 0; k < p - 1; k++) {

@@ -134,6 +134,12 @@ typedef double (*ch4coll_cost_fn)(const ch4coll_args_t *a,
                                   const int64_t *params,
                                   const ch4coll_model_t *m);
 
+/* Tags the builder declares (ch4coll_sched_set_ntags) for this shape and
+ * these parameters: the same on every rank, computed without building.
+ * A composition that runs the algorithm as an inner step on some ranks
+ * only (smp's leaders) reserves this many on the others. */
+typedef int (*ch4coll_ntags_fn)(const ch4coll_args_t *a, const int64_t *params);
+
 typedef struct ch4coll_algo {
     const char *name;
     int coll;
@@ -142,7 +148,8 @@ typedef struct ch4coll_algo {
     ch4coll_param_def_t params[CH4COLL_MAX_PARAMS]; /* the first nameless
                                                        one ends the list */
     const char *desc;
-    ch4coll_cost_fn cost; /* NULL for "native" */
+    ch4coll_cost_fn cost;   /* NULL for "native" */
+    ch4coll_ntags_fn ntags; /* NULL: one tag (the builder declares none) */
 } ch4coll_algo_t;
 
 extern const ch4coll_algo_t ch4coll_algos[];
@@ -158,12 +165,42 @@ static inline int ch4coll_algo_nparams(const ch4coll_algo_t *al)
     return n;
 }
 
+/* The row of name for coll (an old name: the row it is an alias of), or
+ * NULL. */
 const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name);
 int ch4coll_algo_is_native(const ch4coll_algo_t *al);
 /* 1 if the algorithm can run this call; else 0 and a reason in *why. */
 int ch4coll_algo_applicable(const ch4coll_algo_t *al, const ch4coll_args_t *a,
                             const char **why);
 void ch4coll_algo_default_params(const ch4coll_algo_t *al, int64_t *params);
+/* Tags al's schedule declares for a with params (al->ntags, or 1). */
+int ch4coll_algo_ntags(const ch4coll_algo_t *al, const ch4coll_args_t *a,
+                       const int64_t *params);
+
+/* Tag counts (ch4coll_ntags_fn) of the builders that use more than one. */
+int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_binary_blocks(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_reduce_binomial(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_circulant(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *,
+                                        const int64_t *);
+int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_noncommutative(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *,
+                                          const int64_t *);
+int ch4coll_ntags_reduce_pipelined_bintree(const ch4coll_args_t *,
+                                           const int64_t *);
+int ch4coll_ntags_allgatherv_pipelined_ring(const ch4coll_args_t *,
+                                            const int64_t *);
+int ch4coll_ntags_reduce_butterfly(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_allgather_ring(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *,
+                                               const int64_t *);
+int ch4coll_ntags_bcast_scatter_rd_allgather(const ch4coll_args_t *,
+                                             const int64_t *);
+int ch4coll_ntags_bcast_two_tree(const ch4coll_args_t *, const int64_t *);
 
 /* Builders, one family per file (bcast_tree.c, ...). */
 int ch4coll_bcast_binomial(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -452,12 +489,6 @@ double ch4coll_cost_allgather_circulant(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
 double ch4coll_cost_bcast_two_tree(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
-
-/* Locality: node-ordered ring (node_ring.c). */
-int ch4coll_allgather_node_ring(ch4coll_sched_t *, const ch4coll_args_t *,
-                                const int64_t *);
-double ch4coll_cost_allgather_node_ring(const ch4coll_args_t *, const int64_t *,
-                                        const ch4coll_model_t *);
 
 /* Locality: the hierarchical compositions (smp.c, NEC Table 2). */
 int ch4coll_barrier_smp(ch4coll_sched_t *, const ch4coll_args_t *,

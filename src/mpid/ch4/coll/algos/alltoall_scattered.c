@@ -61,6 +61,7 @@
 #include "algo.h"
 
 #include "../topo/index.h"
+#include "../topo/topo.h"
 #include "../util/util.h"
 
 #include <math.h>
@@ -201,9 +202,7 @@ int ch4coll_alltoallv_scattered(ch4coll_sched_t *s, const ch4coll_args_t *a,
 /* Byte offset of piece i (0 <= i <= k) of a block of b bytes. */
 static inline size_t piece_off(size_t b, int k, int i)
 {
-    size_t q = b / (size_t) k, r = b % (size_t) k;
-
-    return (size_t) i * q + ((size_t) i < r ? (size_t) i : r);
+    return ch4coll_seg_off(b, (size_t) k, (size_t) i);
 }
 
 /* The per_dest pieces of one block, piece i on tag i.  Receives wait for
@@ -235,7 +234,6 @@ static int permuted_body(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int p = a->size, k = (int) per_dest, t, src_buf, staged, q, chain = -1;
     int *list, *pos;
 
-    ch4coll_sched_set_ntags(s, k);
     staged = stage(s, a, v, &src_buf);
     if (p == 1)
         return CH4COLL_OK;
@@ -271,11 +269,20 @@ static int per_dest_ok(int64_t k)
     return k >= PER_DEST_MIN && k <= PER_DEST_MAX;
 }
 
+/* Piece i of every block goes on tag i. */
+int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    (void) a;
+    return per_dest_ok(params[0]) ? (int) params[0] : 1;
+}
+
 int ch4coll_alltoall_permuted(ch4coll_sched_t *s, const ch4coll_args_t *a,
                               const int64_t *params)
 {
     if (!per_dest_ok(params[0]))
         return CH4COLL_ERR_ARG;
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_alltoall_permuted(a, params));
     return run_regular(s, a, permuted_body, params[0]);
 }
 
@@ -284,6 +291,7 @@ int ch4coll_alltoallv_permuted(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     if (!per_dest_ok(params[0]))
         return CH4COLL_ERR_ARG;
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_alltoall_permuted(a, params));
     return run_v(s, a, permuted_body, params[0]);
 }
 

@@ -112,6 +112,7 @@
 #include "fold.h"
 
 #include "../topo/blocks.h"
+#include "../topo/topo.h"
 #include "hazard.h"
 
 enum { TAG_HALVE, TAG_UP, TAG_DOWN, TAG_GATHER, NTAGS };
@@ -162,9 +163,7 @@ static int join_end(ch4coll_sched_t *s, const join_t *j)
 /* Element offset of segment j of 2^k (j = 2^k gives n): balanced cut. */
 static size_t seg_off(const bb_t *b, int j)
 {
-    size_t P = (size_t) 1 << b->k, q = b->n / P, rem = b->n % P;
-
-    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+    return ch4coll_seg_off(b->n, (size_t) 1 << b->k, (size_t) j);
 }
 
 /* Elements of range(l, j); its element offset in *off. */
@@ -461,7 +460,14 @@ static void bb_init(bb_t *b, ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (st = 0; st < CH4COLL_BLOCKS_MAX; st++)
         b->sent[st] = -1;
     b->acc_rd = ch4coll_hz_user(acc);
-    ch4coll_sched_set_ntags(s, NTAGS);
+}
+
+/* One tag per kind of message (halving, up, down, gather). */
+int ch4coll_ntags_binary_blocks(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return NTAGS;
 }
 
 /* p = 1: the result is my input. */
@@ -477,6 +483,7 @@ int ch4coll_allreduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     bb_t b;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_binary_blocks(a, params));
     (void) params;
     if (a->count == 0)
         return CH4COLL_OK;
@@ -499,6 +506,7 @@ int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int is_root = a->rank == a->root, rblk, rlocal;
     bb_t b;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_binary_blocks(a, params));
     (void) params;
     if (a->count == 0)
         return CH4COLL_OK;

@@ -155,6 +155,15 @@ static void combine_child(ch4coll_sched_t *s, const ch4coll_args_t *a,
     st->producer = rd;
 }
 
+/* Tag 0 up the tree; tag 1 from the tree's root to the call's root. */
+int ch4coll_ntags_reduce_binomial(const ch4coll_args_t *a,
+                                  const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2;
+}
+
 int ch4coll_reduce_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
@@ -167,6 +176,7 @@ int ch4coll_reduce_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int in_place_root = rank == root && a->inplace;
     acc_t st = {.producer = -1, .tmp = {-1, -1}, .reader = {-1, -1, -1}};
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_binomial(a, params));
     (void) params;
     if (a->count == 0)
         return CH4COLL_OK;
@@ -195,7 +205,6 @@ int ch4coll_reduce_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
         ch4coll_sched_copy(s, st.acc, ch4coll_ref(CH4COLL_BUF_RECV, 0),
                            a->count, ch4coll_dep1(st.producer, d), d);
     }
-    ch4coll_sched_set_ntags(s, 2);
     return CH4COLL_OK;
 }
 

@@ -62,9 +62,7 @@ typedef struct {
 /* Element offset of segment j (j = p2 gives n): balanced cut. */
 static size_t seg_off(const bf_t *b, int j)
 {
-    size_t q = b->n / (size_t) b->p2, rem = b->n % (size_t) b->p2;
-
-    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+    return ch4coll_seg_off(b->n, (size_t) b->p2, (size_t) j);
 }
 
 static ch4coll_ref_t at(const bf_t *b, int buf, size_t elem)

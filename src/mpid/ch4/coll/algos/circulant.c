@@ -99,10 +99,8 @@ static long circ_nblocks(const ch4coll_args_t *a, const int64_t *params,
 /* Block b of n over count elements: its offset and length. */
 static size_t circ_block(size_t count, long n, long b, size_t *len)
 {
-    size_t base = count / (size_t) n, rem = count % (size_t) n;
-
-    *len = base + ((size_t) b < rem);
-    return (size_t) b * base + ((size_t) b < rem ? (size_t) b : rem);
+    *len = ch4coll_seg_len(count, (size_t) n, (size_t) b);
+    return ch4coll_seg_off(count, (size_t) n, (size_t) b);
 }
 
 typedef struct {
@@ -228,6 +226,14 @@ static int ag_runs(int lo, int len, int p, int *start, int *nruns)
     return n;
 }
 
+/* Round k on tags 2k and 2k + 1 (the two messages of a wrapped range of
+ * roots).  allgather, reduce_scatter and reduce_scatter_block. */
+int ch4coll_ntags_circulant(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) params;
+    return a->size > 1 ? 2 * ch4coll_ceil_log2(a->size) : 1;
+}
+
 int ch4coll_allgather_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params)
 {
@@ -236,6 +242,7 @@ int ch4coll_allgather_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int d[2 * CH4COLL_CIRC_QMAX + 1], got[2], ngot;
     size_t m = a->count;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_circulant(a, params));
     (void) params;
     if (m == 0)
         return CH4COLL_OK;
@@ -258,7 +265,6 @@ int ch4coll_allgather_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
         for (i = 0; i < ngot; i++)
             d[nd++] = got[i];
     }
-    ch4coll_sched_set_ntags(s, g.q > 0 ? 2 * g.q : 1);
     return CH4COLL_OK;
 }
 
@@ -488,9 +494,11 @@ static int rs_begin(rs_state_t *st, ch4coll_sched_t *s, const ch4coll_args_t *a)
 static int rs_reduce_scatter(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     rs_state_t st;
-    int k, rc = rs_begin(&st, s, a), d[1];
+    int k, rc, d[1];
     size_t total, mine;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_circulant(a, NULL));
+    rc = rs_begin(&st, s, a);
     if (rc != CH4COLL_OK)
         return rc;
     total = st.off[a->size];
@@ -507,7 +515,6 @@ static int rs_reduce_scatter(ch4coll_sched_t *s, const ch4coll_args_t *a)
                 s, ch4coll_ref(st.acc, ch4coll_eoff(a, st.off[a->rank])),
                 ch4coll_ref(CH4COLL_BUF_RECV, 0), mine,
                 ch4coll_dep1(st.last_fold, d), d);
-        ch4coll_sched_set_ntags(s, st.g.q > 0 ? 2 * st.g.q : 1);
     }
     ch4coll_free(st.off);
     return CH4COLL_OK;

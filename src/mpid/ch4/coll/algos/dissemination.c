@@ -20,12 +20,21 @@
 
 #include "../util/util.h"
 
+/* Round k on tag k. */
+int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *a,
+                                        const int64_t *params)
+{
+    (void) params;
+    return a->size > 1 ? ch4coll_ceil_log2(a->size) : 1;
+}
+
 int ch4coll_barrier_dissemination(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                   const int64_t *params)
 {
     int p = a->size, rank = a->rank, k, dist, prev = -1, d[1];
     ch4coll_ref_t none = ch4coll_ref(CH4COLL_BUF_RECV, 0);
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_barrier_dissemination(a, params));
     (void) params;
     for (k = 0, dist = 1; dist < p; k++, dist *= 2) {
         ch4coll_sched_send(s, none, 0, (rank + dist) % p, k,
@@ -33,8 +42,6 @@ int ch4coll_barrier_dissemination(ch4coll_sched_t *s, const ch4coll_args_t *a,
         prev =
             ch4coll_sched_recv(s, none, 0, (rank - dist + p) % p, k, 0, NULL);
     }
-    ch4coll_sched_set_ntags(s, ch4coll_ceil_log2(p) > 0 ? ch4coll_ceil_log2(p)
-                                                        : 1);
     return CH4COLL_OK;
 }
 

@@ -330,6 +330,15 @@ static int nstreams(const ch4coll_args_t *a, const int64_t *params, int all)
     return ch4coll_mesh_has_cycle(3, dims) ? 2 : 1;
 }
 
+/* Stream j's reduction pieces on tags j WINDOW + [0, WINDOW), allreduce's
+ * results back on (ns + j) WINDOW + [0, WINDOW).  allreduce and reduce. */
+int ch4coll_ntags_hampath(const ch4coll_args_t *a, const int64_t *params)
+{
+    int all = a->coll == CH4COLL_ALLREDUCE;
+
+    return (all ? 2 : 1) * nstreams(a, params, all) * WINDOW;
+}
+
 /* p = 1: the result is my input. */
 static void single(hp_t *h)
 {
@@ -346,6 +355,7 @@ static int hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int j;
     size_t c, kmax = 0, half;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_hampath(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
     h.s = s;
@@ -380,7 +390,6 @@ static int hampath(ch4coll_sched_t *s, const ch4coll_args_t *a,
         for (j = 0; j < h.ns; j++)
             if (c < npieces(&h, h.st[j].len))
                 build_piece(&h, j, c);
-    ch4coll_sched_set_ntags(s, (all ? 2 : 1) * h.ns * WINDOW);
     return CH4COLL_OK;
 }
 

@@ -168,10 +168,8 @@ static int bc_mesh(int p, int64_t streams, int *dims)
 /* Byte range of part j of n bytes cut into s balanced parts. */
 static void bc_part(size_t n, int s, int j, size_t *off, size_t *len)
 {
-    size_t q = n / (size_t) s, rem = n % (size_t) s, uj = (size_t) j;
-
-    *off = uj * q + (uj < rem ? uj : rem);
-    *len = q + (uj < rem ? 1 : 0);
+    *off = ch4coll_seg_off(n, (size_t) s, (size_t) j);
+    *len = ch4coll_seg_len(n, (size_t) s, (size_t) j);
 }
 
 /* Chunks of a part: at most `chunk` bytes each, at most BC_MAX_CHUNKS. */
@@ -280,6 +278,14 @@ static void bc_step(ch4coll_sched_t *s, const bc_stream_t *st, int j, size_t c,
     }
 }
 
+/* Stream j's chunks on tags j BC_WINDOW + [0, BC_WINDOW). */
+int ch4coll_ntags_bcast_line(const ch4coll_args_t *a, const int64_t *params)
+{
+    int dims[CH4COLL_MESH_MAXD];
+
+    return bc_mesh(a->size, params[1], dims) * BC_WINDOW;
+}
+
 int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
                        const int64_t *params)
 {
@@ -288,6 +294,7 @@ int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     size_t c, kmax = 0;
     int j, i, k;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_line(a, params));
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
     bc_plan(&pl, a, params);
@@ -305,7 +312,6 @@ int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
         for (j = 0; j < pl.s; j++)
             if (c < pl.st[j].k)
                 bc_step(s, &pl.st[j], j, c, &w[j]);
-    ch4coll_sched_set_ntags(s, pl.s * BC_WINDOW);
     return CH4COLL_OK;
 }
 

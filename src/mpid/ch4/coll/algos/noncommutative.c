@@ -262,11 +262,21 @@ static void removed(nc_t *b)
                            blk_count(a, a->rank), holder, 1, nd, d);
 }
 
+/* Tag 0 for the halving, tag 1 for the non-power-of-two hand-over.
+ * reduce_scatter and reduce_scatter_block. */
+int ch4coll_ntags_noncommutative(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2;
+}
+
 static int reduce_scatter_nc(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     int p = a->size, rank = a->rank;
     nc_t b;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_noncommutative(a, NULL));
     b.s = s;
     b.a = a;
     b.p2 = ch4coll_pow2_floor(p);
@@ -277,7 +287,6 @@ static int reduce_scatter_nc(ch4coll_sched_t *s, const ch4coll_args_t *a)
     b.acc = b.tmp = -1;
     b.last_fold = b.tmp_free = -1;
     b.inrd = ch4coll_hz_user(CH4COLL_BUF_RECV);
-    ch4coll_sched_set_ntags(s, 2);
     if (uoff(&b, b.p2) == 0)
         return CH4COLL_OK;
     if (b.newrank < 0) {

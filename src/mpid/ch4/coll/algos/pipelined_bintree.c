@@ -86,22 +86,53 @@
 #define MAX_CHUNKS (1 << 20)
 #define WINDOW     2
 
+/* Bytes per chunk of n > 0 bytes: the parameter, at least 1, grown to
+ * keep at most MAX_CHUNKS chunks. */
+static size_t chunk_bytes(size_t n, int64_t param)
+{
+    size_t chunk = param < 1 ? 1 : (size_t) param;
+
+    if ((n + chunk - 1) / chunk > MAX_CHUNKS)
+        chunk = (n + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    return chunk;
+}
+
+/* Chunk c on tag c. */
+int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *a,
+                                          const int64_t *params)
+{
+    size_t n = a->count;
+
+    if (n == 0 || a->size == 1)
+        return 1;
+    return (int) ((n + chunk_bytes(n, params[0]) - 1) /
+                  chunk_bytes(n, params[0]));
+}
+
+/* Chunk c on tag c mod WINDOW. */
+int ch4coll_ntags_reduce_pipelined_bintree(const ch4coll_args_t *a,
+                                           const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return WINDOW;
+}
+
 int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                     const int64_t *params)
 {
     int p = a->size, vr = ch4coll_rel(a->rank, a->root, p);
     int up = ch4coll_heap_parent(vr), nkids = ch4coll_heap_nchildren(vr, p);
     int parent = up >= 0 ? ch4coll_abs(up, a->root, p) : -1, kids[2], c, j;
-    size_t n = a->count, chunk = (size_t) params[0], nchunks;
+    size_t n = a->count, chunk, nchunks;
     int *got, *sent;
     int d[2];
 
+    ch4coll_sched_set_ntags(s,
+                            ch4coll_ntags_bcast_pipelined_bintree(a, params));
     if (n == 0 || p == 1)
         return CH4COLL_OK;
-    if (chunk < 1)
-        chunk = 1;
-    if ((n + chunk - 1) / chunk > MAX_CHUNKS)
-        chunk = (n + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    chunk = chunk_bytes(n, params[0]);
     nchunks = (n + chunk - 1) / chunk;
     for (j = 0; j < nkids; j++)
         kids[j] = ch4coll_abs(ch4coll_heap_child(vr, p, j), a->root, p);
@@ -128,7 +159,6 @@ int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *s, const ch4coll_args_t *a,
             sent[2 * c + j] = ch4coll_sched_send(s, at, len, kids[j], c, 2, d);
         }
     }
-    ch4coll_sched_set_ntags(s, (int) nchunks);
     ch4coll_free(got);
     ch4coll_free(sent);
     return CH4COLL_OK;
@@ -282,7 +312,8 @@ int ch4coll_reduce_pipelined_bintree(ch4coll_sched_t *s,
     size_t n = a->count, off;
     red_t g;
 
-    ch4coll_sched_set_ntags(s, WINDOW);
+    ch4coll_sched_set_ntags(s,
+                            ch4coll_ntags_reduce_pipelined_bintree(a, params));
     if (n == 0)
         return CH4COLL_OK;
     if (a->size == 1) {

@@ -361,6 +361,15 @@ static void run_ring(ring_t *g, const int *order, int x)
     }
 }
 
+/* Piece c on tag c mod WINDOW. */
+int ch4coll_ntags_allgatherv_pipelined_ring(const ch4coll_args_t *a,
+                                            const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return WINDOW;
+}
+
 int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *s,
                                       const ch4coll_args_t *a,
                                       const int64_t *params)
@@ -369,7 +378,8 @@ int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *s,
     size_t own = a->counts[rank], all = 0;
     ring_t g;
 
-    ch4coll_sched_set_ntags(s, WINDOW);
+    ch4coll_sched_set_ntags(s,
+                            ch4coll_ntags_allgatherv_pipelined_ring(a, params));
     if (!a->inplace && own > 0)
         ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
                            ch4coll_ref(CH4COLL_BUF_RECV, a->displs[rank]), own,

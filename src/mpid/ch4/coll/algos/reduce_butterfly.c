@@ -100,9 +100,7 @@ static int old_rank(const rb_t *b, int nr)
 /* Element offset of segment j (j = p' gives n): balanced cut. */
 static size_t seg_off(const rb_t *b, int j)
 {
-    size_t q = b->n / (size_t) b->p2, rem = b->n % (size_t) b->p2;
-
-    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+    return ch4coll_seg_off(b->n, (size_t) b->p2, (size_t) j);
 }
 
 static ch4coll_ref_t at(const rb_t *b, int buf, size_t elem)
@@ -196,6 +194,15 @@ static void gather(rb_t *b, int lo, int hi, const int *sent, int levels)
     }
 }
 
+/* Tag 0 for the halving and the hand-over, tag 1 for the gather. */
+int ch4coll_ntags_reduce_butterfly(const ch4coll_args_t *a,
+                                   const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2;
+}
+
 int ch4coll_reduce_butterfly(ch4coll_sched_t *s, const ch4coll_args_t *a,
                              const int64_t *params)
 {
@@ -203,6 +210,7 @@ int ch4coll_reduce_butterfly(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int sent[32], lo = 0, hi = ch4coll_pow2_floor(p), levels = 0, m;
     rb_t b;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_butterfly(a, params));
     (void) params;
     if (a->count == 0)
         return CH4COLL_OK;
@@ -215,7 +223,6 @@ int ch4coll_reduce_butterfly(ch4coll_sched_t *s, const ch4coll_args_t *a,
     b.in_buf = is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
     b.tmp = -1;
     b.last_fold = b.tmp_free = -1;
-    ch4coll_sched_set_ntags(s, 2);
     if (b.newrank < 0) { /* removed: hand over and leave */
         ch4coll_sched_send(s, at(&b, b.in_buf, 0), b.n, rank ^ 1, 0, 0, NULL);
         return CH4COLL_OK;

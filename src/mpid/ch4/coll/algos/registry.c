@@ -120,19 +120,22 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_scatter_ring_allgather,
      .desc = "binomial scatter of p pieces + ring allgather (van de Geijn)",
-     .cost = ch4coll_cost_bcast_scatter_ring_allgather},
+     .cost = ch4coll_cost_bcast_scatter_ring_allgather,
+     .ntags = ch4coll_ntags_bcast_scatter_ring_allgather},
     {.name = "scatter_rd_allgather",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_scatter_rd_allgather,
      .desc = "binomial scatter of p pieces + doubling allgather; any p",
-     .cost = ch4coll_cost_bcast_scatter_rd_allgather},
+     .cost = ch4coll_cost_bcast_scatter_rd_allgather,
+     .ntags = ch4coll_ntags_bcast_scatter_rd_allgather},
     {.name = "pipelined_bintree",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_pipelined_bintree,
      .params = {{"chunk", 65536, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"}},
      .desc = "binary tree, message pipelined in chunks (NEC 3.3); any p",
-     .cost = ch4coll_cost_bcast_pipelined_bintree},
+     .cost = ch4coll_cost_bcast_pipelined_bintree,
+     .ntags = ch4coll_ntags_bcast_pipelined_bintree},
     {.name = "line",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_line,
@@ -142,7 +145,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
            "mesh dimensions = parts pipelined along rotated spanning trees"}},
      .desc = "chain (streams 1) or s rotated spanning trees of an s-D virtual "
              "mesh, pipelined in chunks (BG/L 3.1); any p",
-     .cost = ch4coll_cost_bcast_line},
+     .cost = ch4coll_cost_bcast_line,
+     .ntags = ch4coll_ntags_bcast_line},
     {.name = "two_tree",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_two_tree,
@@ -151,7 +155,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc =
          "half the message pipelined down each of two binary trees, interior "
          "in one = leaf in the other (Sanders/Speck/Traeff 2009); any p",
-     .cost = ch4coll_cost_bcast_two_tree},
+     .cost = ch4coll_cost_bcast_two_tree,
+     .ntags = ch4coll_ntags_bcast_two_tree},
     {.name = "circulant",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_circulant,
@@ -175,7 +180,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_binomial,
      .desc = "binomial tree of full vectors; rank order kept for any op",
-     .cost = ch4coll_cost_reduce_binomial},
+     .cost = ch4coll_cost_reduce_binomial,
+     .ntags = ch4coll_ntags_reduce_binomial},
     {.name = "ring",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_ring,
@@ -183,20 +189,23 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = CHUNK_PARAM,
      .desc = "ring reduce-scatter, then every segment straight to the root "
              "(Rabenseifner 3.7); commutative",
-     .cost = ch4coll_cost_reduce_ring},
+     .cost = ch4coll_cost_reduce_ring,
+     .ntags = ch4coll_ntags_ring_reduce},
     {.name = "butterfly",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_butterfly,
      .desc = "recursive halving reduce-scatter + binomial gather (Rabenseifner "
              "3.5); any p, any op, any root",
-     .cost = ch4coll_cost_reduce_butterfly},
+     .cost = ch4coll_cost_reduce_butterfly,
+     .ntags = ch4coll_ntags_reduce_butterfly},
     {.name = "binary_blocks",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_binary_blocks,
      .desc = "recursive halving in power-of-two blocks, blocks folded "
              "segment-wise into the largest, binomial gather (Rabenseifner "
              "3.6); any p, op, root",
-     .cost = ch4coll_cost_reduce_binary_blocks},
+     .cost = ch4coll_cost_reduce_binary_blocks,
+     .ntags = ch4coll_ntags_binary_blocks},
     {.name = "hampath",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_hampath,
@@ -205,7 +214,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "pipelined along a Hamiltonian path of a virtual 3-D mesh ending "
              "at the root, two opposite streams on a cycle (BlueGene/L 3.1); "
              "commutative",
-     .cost = ch4coll_cost_reduce_hampath},
+     .cost = ch4coll_cost_reduce_hampath,
+     .ntags = ch4coll_ntags_hampath},
     {.name = "pipelined_bintree",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_pipelined_bintree,
@@ -213,7 +223,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
                  "pipeline chunk in bytes"}},
      .desc = "in-order binary tree, vector pipelined in chunks (NEC 3.4); rank "
              "order kept for any op, any p, any root",
-     .cost = ch4coll_cost_reduce_pipelined_bintree},
+     .cost = ch4coll_cost_reduce_pipelined_bintree,
+     .ntags = ch4coll_ntags_reduce_pipelined_bintree},
     {.name = "smp",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_smp,
@@ -253,7 +264,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = CHUNK_PARAM,
      .desc = "ring reduce-scatter + ring allgather (Rabenseifner 3.7), ranks "
              "in node order when nodes are not consecutive; commutative",
-     .cost = ch4coll_cost_allreduce_ring},
+     .cost = ch4coll_cost_allreduce_ring,
+     .ntags = ch4coll_ntags_ring_reduce},
     {.name = "reduce_bcast",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_reduce_bcast,
@@ -265,7 +277,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "recursive halving in power-of-two blocks, blocks folded "
              "segment-wise, results sent back down, doubling allgather "
              "(Rabenseifner 3.6); any p, any op",
-     .cost = ch4coll_cost_allreduce_binary_blocks},
+     .cost = ch4coll_cost_allreduce_binary_blocks,
+     .ntags = ch4coll_ntags_binary_blocks},
     {.name = "hampath",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_hampath,
@@ -273,7 +286,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = HAMPATH_PARAMS,
      .desc = "pipelined reduce along a Hamiltonian path, results back along it "
              "(BlueGene/L 3.1); commutative",
-     .cost = ch4coll_cost_allreduce_hampath},
+     .cost = ch4coll_cost_allreduce_hampath,
+     .ntags = ch4coll_ntags_hampath},
     {.name = "line",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_line,
@@ -297,14 +311,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .restrictions = CH4COLL_F_NODES,
      .desc = "p-1 steps passing blocks to the right neighbour (ranks in node "
              "order when nodes are not consecutive)",
-     .cost = ch4coll_cost_allgather_ring},
-    {.name = "node_ring",
-     .coll = CH4COLL_ALLGATHER,
-     .build = ch4coll_allgather_node_ring,
-     .restrictions = CH4COLL_F_NODES,
-     .desc = "ring along the ranks sorted by node: one message into and out of "
-             "each node per step (NEC 4.2)",
-     .cost = ch4coll_cost_allgather_node_ring},
+     .cost = ch4coll_cost_allgather_ring,
+     .ntags = ch4coll_ntags_allgather_ring},
     {.name = "recursive_doubling",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_recursive_doubling,
@@ -320,7 +328,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_allgather_circulant,
      .desc = "p broadcasts of one block on a circulant graph (Traeff 2025): "
              "ceil(lg p) rounds, (p-1)/p of the data, no rotation; any p",
-     .cost = ch4coll_cost_allgather_circulant},
+     .cost = ch4coll_cost_allgather_circulant,
+     .ntags = ch4coll_ntags_circulant},
     {.name = "smp",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_smp,
@@ -337,7 +346,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_allgatherv_ring,
      .restrictions = CH4COLL_F_NODES,
      .desc = "linear ring over irregular blocks; empty blocks skipped",
-     .cost = ch4coll_cost_allgatherv_ring},
+     .cost = ch4coll_cost_allgatherv_ring,
+     .ntags = ch4coll_ntags_allgather_ring},
     {.name = "recursive_doubling",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_recursive_doubling,
@@ -353,7 +363,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "contributions cut into blocks of at most B bytes, pipelined "
              "around a node-ordered ring with empty ranks spread evenly "
              "(Traeff et al.); irregular counts",
-     .cost = ch4coll_cost_allgatherv_pipelined_ring},
+     .cost = ch4coll_cost_allgatherv_pipelined_ring,
+     .ntags = ch4coll_ntags_allgatherv_pipelined_ring},
     NATIVE_ROW(CH4COLL_ALLGATHERV),
 
     {.name = "pairwise",
@@ -378,7 +389,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"per_dest", 1, 1, 64, "pieces per destination per turn"}},
      .desc =
          "same random destination order everywhere, different start offsets",
-     .cost = ch4coll_cost_alltoall_permuted},
+     .cost = ch4coll_cost_alltoall_permuted,
+     .ntags = ch4coll_ntags_alltoall_permuted},
     NATIVE_ROW(CH4COLL_ALLTOALL),
 
     {.name = "pairwise",
@@ -399,7 +411,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"per_dest", 1, 1, 64, "pieces per destination per turn"}},
      .desc =
          "same random destination order everywhere, different start offsets",
-     .cost = ch4coll_cost_alltoallv_permuted},
+     .cost = ch4coll_cost_alltoallv_permuted,
+     .ntags = ch4coll_ntags_alltoall_permuted},
     NATIVE_ROW(CH4COLL_ALLTOALLV),
 
     {.name = "binomial",
@@ -463,13 +476,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = CHUNK_PARAM,
      .desc =
          "p-1 ring steps to the right neighbour, blocks rotating; commutative",
-     .cost = ch4coll_cost_reduce_scatter_ring},
+     .cost = ch4coll_cost_reduce_scatter_ring,
+     .ntags = ch4coll_ntags_ring_reduce},
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_noncommutative,
      .desc = "halving at distance 1..p'/2 on rank-ordered groups, blocks "
              "routed to their owners; any op, any p",
-     .cost = ch4coll_cost_reduce_scatter_noncommutative},
+     .cost = ch4coll_cost_reduce_scatter_noncommutative,
+     .ntags = ch4coll_ntags_noncommutative},
     {.name = "smp",
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_smp,
@@ -486,7 +501,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "the one-block circulant allgather backwards: ceil(lg p) "
              "rounds, (p-1)/p of the vector each way (Traeff 2025); "
              "commutative",
-     .cost = ch4coll_cost_reduce_scatter_circulant},
+     .cost = ch4coll_cost_reduce_scatter_circulant,
+     .ntags = ch4coll_ntags_circulant},
     NATIVE_ROW(CH4COLL_REDUCE_SCATTER),
 
     {.name = "pairwise",
@@ -508,13 +524,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = CHUNK_PARAM,
      .desc =
          "p-1 ring steps to the right neighbour, blocks rotating; commutative",
-     .cost = ch4coll_cost_reduce_scatter_block_ring},
+     .cost = ch4coll_cost_reduce_scatter_block_ring,
+     .ntags = ch4coll_ntags_ring_reduce},
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_noncommutative,
      .desc = "halving at distance 1..p'/2 on rank-ordered groups, blocks "
              "routed to their owners; any op, any p",
-     .cost = ch4coll_cost_reduce_scatter_block_noncommutative},
+     .cost = ch4coll_cost_reduce_scatter_block_noncommutative,
+     .ntags = ch4coll_ntags_noncommutative},
     {.name = "smp",
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_smp,
@@ -531,14 +549,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "the one-block circulant allgather backwards: ceil(lg p) "
              "rounds, (p-1)/p of the vector each way (Traeff 2025); "
              "commutative",
-     .cost = ch4coll_cost_reduce_scatter_block_circulant},
+     .cost = ch4coll_cost_reduce_scatter_block_circulant,
+     .ntags = ch4coll_ntags_circulant},
     NATIVE_ROW(CH4COLL_REDUCE_SCATTER_BLOCK),
 
     {.name = "dissemination",
      .coll = CH4COLL_BARRIER,
      .build = ch4coll_barrier_dissemination,
      .desc = "ceil(lg p) rounds at distance 2^k",
-     .cost = ch4coll_cost_barrier_dissemination},
+     .cost = ch4coll_cost_barrier_dissemination,
+     .ntags = ch4coll_ntags_barrier_dissemination},
     {.name = "tree",
      .coll = CH4COLL_BARRIER,
      .build = ch4coll_barrier_tree,
@@ -585,7 +605,18 @@ const ch4coll_algo_t ch4coll_algos[] = {
 const int ch4coll_nalgos =
     (int) (sizeof ch4coll_algos / sizeof ch4coll_algos[0]);
 
-const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name)
+/* Names kept for tuning files and CVARs written before two rows merged.
+ * allgather node_ring built exactly the schedule of ring (both walk the
+ * ranks in node order when the nodes are not consecutive: same messages,
+ * same cost, same replay), so it is ring under its old name. */
+static const struct {
+    int coll;
+    const char *name, *target;
+} aliases[] = {
+    {CH4COLL_ALLGATHER, "node_ring", "ring"},
+};
+
+static const ch4coll_algo_t *find_row(int coll, const char *name)
 {
     int i;
 
@@ -594,6 +625,24 @@ const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name)
             strcmp(ch4coll_algos[i].name, name) == 0)
             return &ch4coll_algos[i];
     return NULL;
+}
+
+const ch4coll_algo_t *ch4coll_algo_find(int coll, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (aliases[i].coll == coll && strcmp(aliases[i].name, name) == 0)
+            name = aliases[i].target;
+    return find_row(coll, name);
+}
+
+int ch4coll_algo_ntags(const ch4coll_algo_t *al, const ch4coll_args_t *a,
+                       const int64_t *params)
+{
+    int n = al->ntags ? al->ntags(a, params) : 1;
+
+    return n > 0 ? n : 1;
 }
 
 int ch4coll_algo_is_native(const ch4coll_algo_t *al)

@@ -7,7 +7,8 @@
  * which Traeff et al. (pipelined-irregular-allgather, section 2) call the
  * linear ring for irregular block sizes.  On nodes whose ranks are not
  * consecutive the ring runs along the ranks sorted by node (NEC MPI/SX
- * section 4.2, Traeff et al. Figure 1), as node_ring.c does.
+ * section 4.2, Traeff et al. Figure 1).  The name node_ring (allgather)
+ * is an alias of this ring (registry.c).
  *
  * Ring order: position x holds rank x, or with a node map whose nodes are
  * not consecutive (args.loc) the x-th rank sorted by (node, rank)
@@ -74,10 +75,15 @@ static int ring_order(const ch4coll_args_t *a, int **order, int *x)
     if (!*order)
         return CH4COLL_ERR_NOMEM;
     first = *order + p;
-    ch4coll_node_order(p, loc->node_of, loc->nodes, *order, first);
-    for (*x = 0; (*order)[*x] != a->rank; (*x)++)
-        ;
+    *x = ch4coll_node_ring(p, loc->node_of, loc->nodes, a->rank, *order, first);
     return CH4COLL_OK;
+}
+
+/* Step k on tag k. */
+int ch4coll_ntags_allgather_ring(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) params;
+    return a->size > 1 ? a->size - 1 : 1;
 }
 
 static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a)
@@ -112,7 +118,6 @@ static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a)
                 s, ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, rblk)),
                 blk_count(a, rblk), left, k, 0, NULL);
     }
-    ch4coll_sched_set_ntags(s, p > 1 ? p - 1 : 1);
     ch4coll_free(order);
     return CH4COLL_OK;
 }
@@ -120,7 +125,7 @@ static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a)
 int ch4coll_allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
-    (void) params;
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_allgather_ring(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
     return allgather_ring(s, a);
@@ -129,7 +134,7 @@ int ch4coll_allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
 int ch4coll_allgatherv_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
-    (void) params;
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_allgather_ring(a, params));
     return allgather_ring(s, a);
 }
 

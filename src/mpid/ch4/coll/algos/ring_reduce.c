@@ -15,7 +15,7 @@
  *
  * Ring order: position x holds rank x, or with a node map whose nodes are
  * not consecutive (args.loc) the x-th rank sorted by (node, rank)
- * (topo/nodes.h), as the allgather rings do (ring.c, node_ring.c).  NEC
+ * (topo/nodes.h), as the allgather rings do (ring.c).  NEC
  * MPI/SX section 4.2 orders its ring "according to their node identity,
  * which ensures that exactly one process on each node receives data from
  * another node and exactly one process on each node sends data to another
@@ -113,6 +113,7 @@
 
 #include "hazard.h"
 #include "../topo/nodes.h"
+#include "../topo/topo.h"
 
 /* Most pieces per segment; a smaller chunk is raised to fit. */
 #define MAX_PIECES ((size_t) 1 << 20)
@@ -176,26 +177,20 @@ static int left_of(const ring_t *g)
 static size_t seg_len(const ring_t *g, int j)
 {
     const ch4coll_args_t *a = g->a;
-    size_t q, rem;
 
     if (g->blocks)
         return a->counts ? a->counts[j] : a->count;
-    q = a->count / (size_t) g->p;
-    rem = a->count % (size_t) g->p;
-    return q + ((size_t) j < rem ? 1 : 0);
+    return ch4coll_seg_len(a->count, (size_t) g->p, (size_t) j);
 }
 
 /* Element offset of segment j in the input vector. */
 static size_t seg_off(const ring_t *g, int j)
 {
     const ch4coll_args_t *a = g->a;
-    size_t q, rem;
 
     if (g->blocks)
         return a->displs ? a->displs[j] : (size_t) j * a->count;
-    q = a->count / (size_t) g->p;
-    rem = a->count % (size_t) g->p;
-    return (size_t) j * q + ((size_t) j < rem ? (size_t) j : rem);
+    return ch4coll_seg_off(a->count, (size_t) g->p, (size_t) j);
 }
 
 static int npieces(const ring_t *g, size_t len)
@@ -435,9 +430,8 @@ static void ring_order(ring_t *g, int *order)
     g->x = g->rank;
     if (!order)
         return;
-    ch4coll_node_order(g->p, loc->node_of, loc->nodes, order, order + g->p);
-    for (g->x = 0; order[g->x] != g->rank; g->x++)
-        ;
+    g->x = ch4coll_node_ring(g->p, loc->node_of, loc->nodes, g->rank, order,
+                             order + g->p);
 }
 
 /* Set up the state: allocations of the builder, roles of the buffers. */
@@ -490,12 +484,27 @@ static void ring_fini(ring_t *g)
     ch4coll_free(g->mem);
 }
 
+/* Step k of the reduce-scatter on tag k; allreduce's allgather steps on
+ * p - 1 + k, reduce's gather on p - 1. */
+int ch4coll_ntags_ring_reduce(const ch4coll_args_t *a, const int64_t *params)
+{
+    int p = a->size;
+
+    (void) params;
+    if (p == 1)
+        return 1;
+    if (a->coll == CH4COLL_ALLREDUCE)
+        return 2 * (p - 1);
+    return a->coll == CH4COLL_REDUCE ? p : p - 1;
+}
+
 int ch4coll_allreduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
     ring_t g;
     int rc;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
     rc = ring_init(&g, s, a, params, 0);
@@ -511,7 +520,6 @@ int ch4coll_allreduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
         reduce_scatter_phase(&g);
         allgather_phase(&g);
     }
-    ch4coll_sched_set_ntags(s, 2 * (a->size - 1));
     ring_fini(&g);
     return CH4COLL_OK;
 }
@@ -522,6 +530,7 @@ int ch4coll_reduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ring_t g;
     int rc, is_root = a->rank == a->root;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
     rc = ring_init(&g, s, a, params, 0);
@@ -541,7 +550,6 @@ int ch4coll_reduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
         reduce_scatter_phase(&g);
         gather_phase(&g);
     }
-    ch4coll_sched_set_ntags(s, a->size);
     ring_fini(&g);
     return CH4COLL_OK;
 }
@@ -553,6 +561,7 @@ static int reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ring_t g;
     int rc;
 
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
     rc = ring_init(&g, s, a, params, 1);
     if (rc != CH4COLL_OK)
         return rc;
@@ -566,7 +575,6 @@ static int reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
         if (g.fin == FIN_COPY)
             finish_copy(&g);
     }
-    ch4coll_sched_set_ntags(s, a->size - 1);
     ring_fini(&g);
     return CH4COLL_OK;
 }

@@ -79,9 +79,7 @@ enum { TAG_SCATTER = 0, TAG_SEG0 = 1, TAG_SEG1 = 2 };
 /* Byte offset of piece i (0 <= i <= p) of n bytes cut into p pieces. */
 static inline size_t piece_off(size_t n, int p, int i)
 {
-    size_t q = n / (size_t) p, r = n % (size_t) p;
-
-    return (size_t) i * q + ((size_t) i < r ? (size_t) i : r);
+    return ch4coll_seg_off(n, (size_t) p, (size_t) i);
 }
 
 /* Bytes of the pieces [lo, hi), 0 <= lo <= hi <= p. */
@@ -166,18 +164,37 @@ static void ring_allgather(ch4coll_sched_t *s, const ch4coll_args_t *a, int got)
     }
 }
 
+/* The scatter, and the ring allgather. */
+int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *a,
+                                               const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2;
+}
+
+/* The scatter, the doubling steps, and the non-power-of-two hand-over. */
+int ch4coll_ntags_bcast_scatter_rd_allgather(const ch4coll_args_t *a,
+                                             const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 3;
+}
+
 int ch4coll_bcast_scatter_ring_allgather(ch4coll_sched_t *s,
                                          const ch4coll_args_t *a,
                                          const int64_t *params)
 {
     int got;
 
+    ch4coll_sched_set_ntags(
+        s, ch4coll_ntags_bcast_scatter_ring_allgather(a, params));
     (void) params;
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
     got = scatter_pieces(s, a, NULL);
     ring_allgather(s, a, got);
-    ch4coll_sched_set_ntags(s, 2);
     return CH4COLL_OK;
 }
 
@@ -265,12 +282,13 @@ int ch4coll_bcast_scatter_rd_allgather(ch4coll_sched_t *s,
 {
     int got, last;
 
+    ch4coll_sched_set_ntags(
+        s, ch4coll_ntags_bcast_scatter_rd_allgather(a, params));
     (void) params;
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
     got = scatter_pieces(s, a, &last);
     rd_allgather(s, a, got, last);
-    ch4coll_sched_set_ntags(s, 3);
     return CH4COLL_OK;
 }
 

@@ -366,6 +366,14 @@ static void relay(tt_t *g)
     }
 }
 
+/* Chunk c on tag c mod WINDOW of its tree's tag range. */
+int ch4coll_ntags_bcast_two_tree(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2 * WINDOW;
+}
+
 int ch4coll_bcast_two_tree(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
@@ -374,7 +382,7 @@ int ch4coll_bcast_two_tree(ch4coll_sched_t *s, const ch4coll_args_t *a,
     unsigned char *col;
     tt_t g;
 
-    ch4coll_sched_set_ntags(s, 2 * WINDOW);
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_two_tree(a, params));
     if (n == 0 || p == 1)
         return CH4COLL_OK;
     col = edge_colors(p - 1);

@@ -104,6 +104,20 @@ static inline void ch4coll_node_order(int p, const int *node_of, int nodes,
     first[0] = 0;
 }
 
+/* The ring in node order: ch4coll_node_order into order[p] and first[nodes
+ * + 1]; returns the position of rank in it.  A ring along it crosses each
+ * node boundary once in each direction (NEC MPI/SX 4.2). */
+static inline int ch4coll_node_ring(int p, const int *node_of, int nodes,
+                                    int rank, int *order, int *first)
+{
+    int x = 0;
+
+    ch4coll_node_order(p, node_of, nodes, order, first);
+    while (order[x] != rank)
+        x++;
+    return x;
+}
+
 /* The node order turned for a tree rooted at root (NEC 4.1): into seq[p]
  * the root's node first, led by the root (then that node's higher ranks,
  * then its lower ones), then the following nodes and, wrapping, the

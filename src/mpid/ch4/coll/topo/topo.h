@@ -1,12 +1,15 @@
 /*
  * topo.h - pure rank arithmetic shared by the builders: binomial trees,
- * relative ranks, the power-of-two core of recursive doubling.
+ * relative ranks, the power-of-two core of recursive doubling, balanced
+ * segments.
  *
  * Nothing here knows about MPI or schedules; test/unit/test_units.c checks
  * every helper against brute force for p = 1..130.
  */
 #ifndef CH4COLL_TOPO_H
 #define CH4COLL_TOPO_H
+
+#include <stddef.h>
 
 /* Rank relative to root and back. */
 static inline int ch4coll_rel(int rank, int root, int p)
@@ -17,6 +20,21 @@ static inline int ch4coll_rel(int rank, int root, int p)
 static inline int ch4coll_abs(int vrank, int root, int p)
 {
     return (vrank + root) % p;
+}
+
+/* Balanced segments: n items cut into parts >= 1 segments whose sizes
+ * differ by at most one, the first n mod parts of them one larger.
+ * Segment j starts at ch4coll_seg_off(n, parts, j); j = parts gives n. */
+static inline size_t ch4coll_seg_off(size_t n, size_t parts, size_t j)
+{
+    size_t q = n / parts, rem = n % parts;
+
+    return j * q + (j < rem ? j : rem);
+}
+
+static inline size_t ch4coll_seg_len(size_t n, size_t parts, size_t j)
+{
+    return n / parts + (j < n % parts ? 1 : 0);
 }
 
 /* Smallest power of two >= n (n >= 1). */
