@@ -35,7 +35,7 @@
  * reaches every r in the round K with s[K] <= r < s[K+1], as in a
  * binomial tree.
  *
- * test_units.c checks every schedule against the defining rule (a brute
+ * test_circulant.c checks every schedule against the defining rule (a brute
  * force over the ranks behind r) and simulates broadcasts round by round
  * for p = 1..600 and large p, as ../shared/notes/circulant-schedules.md
  * prescribes.

@@ -30,7 +30,7 @@
  * with perm_seed(p), which depends on p only.
  *
  * Pure integer arithmetic, no MPI, no allocation; p >= 1, 0 <= r, j < p,
- * d a power of two below p.  test_units.c simulates the Bruck steps and
+ * d a power of two below p.  test_topo_trees.c simulates the Bruck steps and
  * checks the permutation for p = 1..200.
  */
 #ifndef CH4COLL_INDEX_H

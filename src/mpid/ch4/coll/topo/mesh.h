@@ -18,7 +18,8 @@
  * returns up column 0.  Row = first grid dimension, column = the snake
  * position within the remaining dimensions.
  *
- * Pure integer arithmetic; test_units.c checks every helper by brute force.
+ * Pure integer arithmetic; test_topo_mesh.c checks every helper by brute
+ * force.
  */
 #ifndef CH4COLL_MESH_H
 #define CH4COLL_MESH_H

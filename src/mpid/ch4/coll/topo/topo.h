@@ -3,7 +3,7 @@
  * relative ranks, the power-of-two core of recursive doubling, balanced
  * segments.
  *
- * Nothing here knows about MPI or schedules; test/unit/test_units.c checks
+ * Nothing here knows about MPI or schedules; test/unit/test_topo.c checks
  * every helper against brute force for p = 1..130.
  */
 #ifndef CH4COLL_TOPO_H

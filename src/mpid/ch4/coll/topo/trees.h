@@ -21,7 +21,7 @@
  * level of vr = p - 1.
  *
  * Pure integer arithmetic, no MPI, no allocation; 0 <= vr < p, p >= 1,
- * k >= 2.  test_units.c checks every helper against brute force for
+ * k >= 2.  test_topo_trees.c checks every helper against brute force for
  * p = 1..200 and k = 2..9.
  */
 #ifndef CH4COLL_TREES_H
