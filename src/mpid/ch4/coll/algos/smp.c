@@ -105,6 +105,12 @@
 #include "../topo/topo.h"
 #include "../util/util.h"
 
+/* The leaders' algorithm and its parameters. */
+typedef struct {
+    const ch4coll_algo_t *al;
+    int64_t params[CH4COLL_MAX_PARAMS];
+} ch4coll_smp_choice_t;
+
 /* Groups of a's ranks (args->loc; NULL: one rank per node).  root >= 0
  * leads its node; every other node is led by its lowest rank. */
 static int groups_init(ch4coll_smp_groups_t *g, const ch4coll_args_t *a,

@@ -14,10 +14,10 @@
 
 #include "../util/util.h"
 
+/* At most this many pipeline pieces; the pieces whose builders' scratch is
+ * live at once. */
 #define CH4COLL_SMP_MAX_PIECES 64
-#define CH4COLL_SMP_RING                                                       \
-    4 /* pieces whose builders' scratch is live at once                        \
-       */
+#define CH4COLL_SMP_RING       4
 
 /* Tags per piece of the intra-node steps (the binomial builders' ntags). */
 enum {
@@ -60,11 +60,6 @@ typedef struct {
     int first;                        /* the current piece's first vertex */
     int pbuf, pbuf_k;                 /* piece pbuf_k's scratch (piece_buf) */
 } ch4coll_smp_t;
-
-typedef struct {
-    const ch4coll_algo_t *al;
-    int64_t params[CH4COLL_MAX_PARAMS];
-} ch4coll_smp_choice_t;
 
 /* Copies of element runs from one buffer to another, merged where both
  * sides run on; offsets are elements from sbase and dbase. */
