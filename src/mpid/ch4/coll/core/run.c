@@ -51,8 +51,6 @@ const char *ch4coll_last_decision(void)
     return last_decision;
 }
 
-#define elem_of ch4coll_host_elem
-
 static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
 
 /* Arguments MPICH would reject: leave them to the host MPI, which reports
@@ -125,7 +123,7 @@ static int shape_reduction(ch4coll_comm_t *c, const ch4coll_call_t *call,
     int p = c->size, i;
     size_t sum = 0;
 
-    elem_of(call->rcv.dt, &a->elem);
+    ch4coll_host_elem(call->rcv.dt, &a->elem);
     a->op = call->op;
     a->commutative = ch4coll_host_commutative(call->op);
     a->op_builtin = ch4coll_run_op_builtin(call->op);
@@ -160,9 +158,9 @@ static int shape_movement(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->commutative = 1;
     /* only the datatypes MPI says are significant on this rank are read */
     if (call->s_sig)
-        elem_of(s->dt, &io->st);
+        ch4coll_host_elem(s->dt, &io->st);
     if (call->r_sig)
-        elem_of(r->dt, &io->rt);
+        ch4coll_host_elem(r->dt, &io->rt);
     io->s_nblk = io->r_nblk = 1;
     switch (a->coll) {
     case CH4COLL_BCAST:
@@ -621,8 +619,6 @@ static int execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
     return rc;
 }
 
-#define mpi_error ch4coll_host_error
-
 /* A miss: check the arguments, compute the shape, select and build. */
 static int miss(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
                 const ch4coll_key_t *k, ch4coll_centry_t **e)
@@ -702,7 +698,7 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     if (ch4coll_config.verify && !nb) {
         rc = verify_blocking(c, call);
         if (rc != CH4COLL_OK)
-            return mpi_error(call->comm, rc);
+            return ch4coll_host_error(call->comm, rc);
     }
     rc = cached(c, call, nb, &k, ep);
     if (rc != CH4COLL_RUN_MISS)
@@ -710,7 +706,7 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     stat_misses++;
     rc = miss(c, call, nb, &k, &e);
     if (rc != CH4COLL_OK)
-        return mpi_error(call->comm, rc);
+        return ch4coll_host_error(call->comm, rc);
     return e ? take(e, ep) : ch4coll_run_native();
 }
 
@@ -727,7 +723,7 @@ int ch4coll_run_execute(ch4coll_comm_t *c, ch4coll_centry_t *e,
 
     stat_calls++;
     rc = execute(c, e, call);
-    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+    return rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_host_error(call->comm, rc);
 }
 
 static void free_verifier(void *v)
@@ -752,7 +748,8 @@ int ch4coll_run_acquire(ch4coll_comm_t *c, ch4coll_centry_t *e,
         ch4coll_cache_release(*in);
         *in = NULL;
     }
-    return *in ? MPI_SUCCESS : mpi_error(call->comm, CH4COLL_ERR_NOMEM);
+    return *in ? MPI_SUCCESS
+               : ch4coll_host_error(call->comm, CH4COLL_ERR_NOMEM);
 }
 
 int ch4coll_run_ntags(const ch4coll_inst_t *in)
@@ -770,7 +767,7 @@ int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
 
     stat_calls++; /* every start of a persistent request counts */
     if (rc != CH4COLL_OK)
-        return mpi_error(call->comm, rc);
+        return ch4coll_host_error(call->comm, rc);
     if (tag < 0)
         tag = ch4coll_comm_next_tag(c, ch4coll_run_ntags(in));
     if (v) { /* the exchange first; the schedule starts after the check */
@@ -784,7 +781,7 @@ int ch4coll_run_begin(ch4coll_comm_t *c, ch4coll_inst_t *in,
     } else {
         rc = ch4coll_sched_start(&in->sched, sbuf, rbuf, tag, c->tp, c->tp_ctx);
     }
-    return rc == CH4COLL_OK ? MPI_SUCCESS : mpi_error(call->comm, rc);
+    return rc == CH4COLL_OK ? MPI_SUCCESS : ch4coll_host_error(call->comm, rc);
 }
 
 int ch4coll_run_progress(ch4coll_comm_t *c, ch4coll_inst_t *in,
