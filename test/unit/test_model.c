@@ -42,7 +42,8 @@
  * tolerance.  bcast circulant: the formula is the lock-step round count;
  * the DAG runs the rounds self-timed, and on the replay's first-come ports
  * an early send can delay a message of an earlier round (1.33 times the
- * formula at p = 96, 1.04 at p = 100, exact at p = 128; algos/circulant.c). */
+ * formula at p = 96, 1.04 at p = 100, exact at p = 128; doc/algorithms.md,
+ * "Formula against replay, per algorithm"). */
 static const struct {
     int coll;
     const char *name;

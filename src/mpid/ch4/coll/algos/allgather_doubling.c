@@ -28,8 +28,8 @@
  *   sums, per step, alpha + the largest group's bytes beta (p = 96:
  *   2 + 4 + .. + 64 = 126 blocks instead of 63/64 N; exact on the model
  *   for allgather).  allgatherv with empty blocks: ranks whose groups are
- *   complete early run ahead and take receive ports out of step order;
- *   the replay is up to 13% (1 MiB) and 33% (8 bytes) above the sum.
+ *   complete early run ahead and take receive ports out of step order,
+ *   which the sum does not count (doc/algorithms.md).
  *   Scratch: none (allgather); N bytes (allgatherv).
  * bruck (allgather; slot arithmetic in topo/index.h)
  *   Scratch T of p blocks, T[0] = own block.  Step k (d = 2^k < p): send

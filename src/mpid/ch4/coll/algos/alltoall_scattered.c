@@ -22,11 +22,11 @@
  *   On the model (single port, first come first served) more than one send
  *   in flight does not help: window 1 is the pairwise exchange, (p-1) t for
  *   messages of t = alpha + m beta; a wider window lets the ranks book
- *   receive ports ahead in rank order (see pairwise.c), and the replay
- *   measures (4 (p-1) - 2 window + 1) t + (p-1) t for 2 <= window < p-1,
- *   at least the all-posted 3 (p-1) t (irregular counts: the rank's own
- *   messages for (p-1) t, its mean message for t).  No scratch (in place:
- *   the receive buffer is staged into scratch first, as in pairwise.c).
+ *   receive ports ahead in rank order (see pairwise.c): T = (4 (p-1) -
+ *   2 window + 1) t + (p-1) t for 2 <= window < p-1, at least the
+ *   all-posted 3 (p-1) t (fitted on the replay; irregular counts: the
+ *   rank's own messages for (p-1) t, its mean message for t).  No scratch
+ *   (in place: the receive buffer is staged into scratch first).
  * permuted (alltoall, alltoallv; the list in topo/index.h)
  *   A fixed-seed xorshift64* generator shuffles the ranks into a list L,
  *   identical on all ranks.  Rank r at position q in L spends turn
@@ -37,16 +37,13 @@
  *   per_dest balanced pieces (piece i on tag i, so pieces of one pair never
  *   mismatch).  Receives are posted at once in turn order; each send waits
  *   for the previous one, so a rank injects one piece at a time, turn
- *   after turn.  (Offsets r + P[(r + t) mod (p-1)] instead of list
- *   positions collide, up to 4 senders per destination in a turn at
- *   p = 96; and with every send posted at once the model's ports book the
- *   whole exchange in rank order: 25.5 ms at p = 96, 1 MiB per rank,
- *   against 0.29 ms now.)
+ *   after turn (why list positions and one send at a time:
+ *   doc/performance.md).
  *   T = (p-1) (per_dest alpha + m beta) for regular blocks.  Irregular
  *   counts: empty blocks let a rank run ahead of the others' turns, and
  *   about three quarters of the turns it skips come back as waits at a
- *   receive port another sender holds (measured on the replay, per_dest
- *   1; more pieces per turn wait longer).  No scratch (in place: staged).
+ *   receive port another sender holds (the 3/4 fitted on the replay with
+ *   per_dest 1).  No scratch (in place: staged).
  *
  * Restrictions: none; any p, any count, zero-size blocks skipped on both
  * sides, MPI_IN_PLACE (the receive buffer holds the send data).

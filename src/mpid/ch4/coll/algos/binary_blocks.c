@@ -3,110 +3,63 @@
  * halving inside power-of-two blocks of ranks, the blocks combined
  * segment-wise; any p, any op, any root.
  *
- * Source: Rabenseifner & Adamidis section 3.6 ("Binary Blocks", Fig. 3),
- * built on the recursive halving and doubling of section 3.5.  "The
- * algorithm starts with a binary block decomposition of all processes in
- * blocks with power-of-two number of processes.  Each block executes its
- * own reduce_scatter with the recursive buffer halving and distance
- * doubling algorithm ...  Then, starting with the smallest block, the
- * intermediate result (or the input vector in case of 2^0 process) is split
- * into the segments of the intermediate result in the next higher block,
- * sent to the processes there and the reduction operation is executed
- * there."  Allreduce: "an allgather implemented with buffer doubling and
- * distance halving in each block ...  The input must be provided in the
- * processes of the smaller blocks always with pairs of messages from
- * processes of the next larger block."  Reduce: "If the root is outside of
- * the largest block, then the intermediate result segment of rank 0 is sent
- * to root and root plays the role of rank 0.  A binary tree is used to
- * gather the result segments into the root process."
+ * Source: Rabenseifner & Adamidis section 3.6 ("Binary Blocks", Fig. 3), on
+ * the halving and doubling of 3.5: each power-of-two block reduce-scatters
+ * on its own; "starting with the smallest block" each block's result is
+ * split into the next larger block's segments and folded there; allreduce
+ * ends with an allgather per block, the smaller ones fed "with pairs of
+ * messages"; reduce gathers to the root, which if outside the largest
+ * block plays rank 0.
  *
  * Blocks (topo/blocks.h): p = 2^e_0 + 2^e_1 + ..., e_0 > e_1 > ...; block i
- * is the rank range [base_i, base_i + 2^e_i), largest first.  The vector
- * is cut into P = 2^e_0 balanced segments (the first n mod P one element
- * longer, empty ones when n < P).  After j halving steps local rank l holds
- * range(l, j): 2^(e_0 - j) segments from ch4coll_halving_lo(l, j, e_0).
- *
- * Steps (rank with local rank l in block i of 2^e ranks):
+ * is the ranks [base_i, base_i + 2^e_i).  The vector is cut into P = 2^e_0
+ * balanced segments; after j halving steps local rank l holds range(l, j),
+ * 2^(e_0 - j) segments from ch4coll_halving_lo(l, j, e_0).
+ * Steps (local rank l in block i of 2^e ranks):
  *   1. reduce-scatter in the block, s = 0 .. e-1: with local l ^ 2^s keep
- *      range(l, s+1), send the partner's range(l ^ 2^s, s+1), fold the
- *      received partial into the kept one.  Now l holds range(l, e) reduced
- *      over the block (a 2^0 block holds its input).
- *   2. up, from the smallest block: local l of block i+1 (everything below
- *      it already folded in) cuts its range(l, e_{i+1}) into the ranges of
- *      block i and sends each to the rank there that holds it: locals
- *      l + k 2^e_{i+1}, k < 2^(e_i - e_{i+1}).  Every rank of block i gets
- *      one message and folds it into its range(., e_i).  Block 0 then holds
- *      the whole result, scattered.
- *   3. allreduce, down: block i+1's local l gets its range(l, e_{i+1}) back
- *      in pieces, range(l + k 2^e_{i+1}, e_i) from each of those locals of
- *      block i (the paper's "pairs of messages" when the exponents differ
- *      by one), as soon as they hold it final.  Allgather in every block:
- *      s = e-1 .. 0, exchange range(l, s+1) with local l ^ 2^s, each
- *      receiving into place the half it sent away at step s of 1.  The
- *      receiver of pieces takes them one at a time, so the sender of piece
- *      k sends it after floor(lg(k+1)) of its own allgather sends (about k
- *      piece times) and before its next one: the receiver's port stays
- *      busy and each sender pauses its allgather for one piece.
- *   3. reduce: binomial gather in block 0 towards the root's local rank: at
- *      s = e_0-1 .. 0 the local whose bit s differs from the target's sends
- *      its range(l, s+1) to l ^ 2^s and stops.  If the root is outside
- *      block 0 the target is local 0, whose segment goes to the root first;
- *      every message for local 0 goes to the root instead.  The root takes
- *      them once its own part of steps 1-2 is done (a fence).
- * Rank order: a partner group in step 1 is an aligned local interval, and
- * block i+1 with everything below it is the rank interval [base_{i+1}, p)
- * right above block i; so every fold is "lower ranks op upper ranks" and
- * any op works.  When the lower operand is ours the result is formed in
- * scratch and copied back (non-commutative ops only).
+ *      range(l, s+1), send the partner's, fold the received one in.
+ *   2. up, from the smallest block: local l of block i+1 cuts its range
+ *      into those of block i and sends each to its holder there (locals
+ *      l + k 2^e_{i+1}, k < 2^(e_i - e_{i+1})), which folds it in.  Block 0
+ *      then holds the whole result, scattered.
+ *   3. allreduce: the ranges go back down, one piece from each of those
+ *      locals, then an allgather in every block, s = e-1 .. 0, each half
+ *      landing where step 1 sent it away.  reduce: binomial gather in block
+ *      0 towards the root's local rank; a root outside block 0 takes local
+ *      0's part and everything sent to local 0.
+ * Partner groups are aligned local intervals, and block i+1 with all below
+ * it is the rank interval just above block i: every fold is "lower op
+ * upper", so any op works.
  *
  * Cost (n bytes; R_e = e alpha + (1 - 2^-e) n (beta + gamma), step 1 in a
- * block of 2^e; A_e = e alpha + (1 - 2^-e) n beta, its allgather or
- * gather; m_e = alpha + 2^-e n beta, one range of it; r_i = 2^(e_{i-1} -
- * e_i), the pieces between blocks i-1 and i):
- *   up:   U_last = R_{e_last}.  Block i+1's r_{i+1} messages to block i
- *         leave at U_{i+1}, one after the other, behind the transfer that
- *         block i's receive port holds then: the last arrives at a =
- *         max(U_{i+1}, that transfer's end) + r_{i+1} m_{e_i}, and halving
- *         steps of block i issued later wait for it.  U_i = max(end of
- *         block i's step 1, a) + 2^-e_i n gamma; F = U_0.
- *   allreduce: G_0 = F, G_i = G_{i-1} + r_i m_{e_{i-1}} (block i has its
- *         range); block i ends at G_i + A_{e_i} + (r_{i+1} / 2) m_{e_i} (the
- *         pauses for the pieces it sends down); T = the latest block.
+ * block of 2^e; A_e = e alpha + (1 - 2^-e) n beta, its allgather or gather;
+ * m_e = alpha + 2^-e n beta, one range; r_i = 2^(e_{i-1} - e_i)):
+ *   up: U_last = R_{e_last}; block i+1's r_{i+1} messages leave at U_{i+1}
+ *     behind the transfer block i's receive port holds then, the last
+ *     arriving at a = max(U_{i+1}, its end) + r_{i+1} m_{e_i}; U_i =
+ *     max(end of block i's step 1, a) + 2^-e_i n gamma; F = U_0.
+ *   allreduce: G_0 = F, G_i = G_{i-1} + r_i m_{e_{i-1}}; block i ends at
+ *     G_i + A_{e_i} + (r_{i+1} / 2) m_{e_i}; T = the latest block.
  *   reduce: F + A_{e_0}, plus m_{e_0} if the root is outside block 0.
- *   p = 2^k: R_k + A_k = 2 k alpha + (1 - 1/p)(2 n beta + n gamma), the
- *   paper's T_all,h&d; reduce the same (the model is full duplex).
- *   p = 96 = 64 + 32: F = R_5 + 3 m_6 + n gamma / 64 (the 32-block's two
- *   messages queue behind the 64-block's last halving message), T = F +
- *   m_6 + A_6 = 15 alpha + 129/64 n beta + 63/64 n gamma; reduce 14 alpha
- *   + 2 n beta + 63/64 n gamma (butterfly, section 3.5: about (3 + 2 lg
- *   p') alpha + 4 n beta + 3/2 n gamma).  The cost functions evaluate the
- *   recurrence with the real segment sizes; with few elements they count
- *   only non-empty messages, and the allgather or gather follows the
- *   chain of hops that spreads segment 0.  The recurrence assumes the
- *   ranks of a block stay in step; with a lone rank (odd p) under five or
- *   more blocks or under a gap delta_expo_max >= 4 they drift apart, and
- *   the replay (model/replay.c) is up to 15% slower than the formula.
+ * p = 2^k: R_k + A_k = 2 k alpha + (1 - 1/p)(2 n beta + n gamma), the
+ * paper's T_all,h&d, reduce alike.  p = 96 = 64 + 32: F = R_5 + 3 m_6 +
+ * n gamma / 64, T = 15 alpha + 129/64 n beta + 63/64 n gamma; reduce
+ * 14 alpha + 2 n beta + 63/64 n gamma.  The recurrence assumes a block's
+ * ranks stay in step; the cost functions evaluate it on the real segments.
  * Scratch: the largest kept half (about n/2) where a fold needs it; the
- * final range of a rank that receives from a smaller block (n/2^e); at the
- * reduce non-roots the vector (n), except at a lone rank.  None at p = 1.
- * Restrictions: none (any op, any p, any root, any count: empty segments
- * are skipped on both sides; MPI_IN_PLACE, for reduce at the root).  No
- * parameters.  Tags: 0 halving, 1 up, 2 down, 3 allgather or gather; no
- * two messages share (source, destination, tag).
+ * final range of a rank that receives from a smaller block (n/2^e); n at
+ * the reduce non-roots, except a lone rank.  None at p = 1.  Restrictions:
+ * none (any op, p, root, count: empty segments skipped on both sides;
+ * MPI_IN_PLACE).  No parameters.
  *
  * Worked example, allreduce p = 7 = 4 + 2 + 1, n = 8 (segments u0..u3 of
  * 2 elements; d_r = rank r's input): blocks {0..3}, {4, 5}, {6}.
- *   1. block {0..3}: s = 0: 0 keeps u0-1, 1 keeps u2-3 (and 2, 3 alike);
- *      s = 1: 0 keeps u0, 2 keeps u1, 1 keeps u2, 3 keeps u3, each over
- *      d0..d3.  Block {4, 5}: 4 keeps u0-1, 5 keeps u2-3 over d4 d5.
- *   2. rank 6 sends u0-1 to 4, u2-3 to 5 (2 messages), which fold
- *      (d4 op d5) op d6; then 4 sends u0 to 0 and u1 to 2, 5 sends u2 to 1
- *      and u3 to 3: 0..3 fold (d0..d3) op (d4..d6) and hold the result.
- *   3. 0 sends u0 to 4, 2 sends u1 to 4, 1 sends u2 to 5, 3 sends u3 to 5
- *      (the pairs; 0 and 1 before their allgather, 2 and 3 after its first
- *      send); 4 sends u0-1 to 6 before its allgather, 5 sends u2-3 after.
- *      Allgather in {0..3} (s = 1: 0 <-> 2, 1 <-> 3; s = 0: 0 <-> 1,
- *      2 <-> 3) and in {4, 5}; rank 6 has everything from 4 and 5.
+ *   1. {0..3}: s = 0: 0 keeps u0-1, 1 keeps u2-3 (2, 3 alike); s = 1: 0, 2,
+ *      1, 3 keep u0, u1, u2, u3 over d0..d3.  {4, 5}: 4 keeps u0-1, 5 u2-3.
+ *   2. 6 sends u0-1 to 4 and u2-3 to 5, which fold (d4 op d5) op d6; 4 sends
+ *      u0, u1 to 0, 2 and 5 u2, u3 to 1, 3: 0..3 fold (d0..d3) op (d4..d6).
+ *   3. 0, 2 send u0, u1 to 4 and 1, 3 send u2, u3 to 5 (the pairs); 4, 5
+ *      send u0-1, u2-3 to 6; allgather in {0..3} (0-2, 1-3; 0-1, 2-3), {4, 5}.
  */
 #include "algo.h"
 #include "fold.h"
@@ -202,7 +155,9 @@ static int grank(const bb_t *b, int i, int l)
 /*
  * Step 1: receive the partner's partial of [off, off+len) and fold it into
  * acc in rank order (the partner's ranks all below mine if lower, else all
- * above).  Returns the vertex that completes acc[off, off+len).
+ * above).  When the lower operand is ours, a non-commutative op forms the
+ * result in scratch and copies it back.  Returns the vertex that completes
+ * acc[off, off+len).
  */
 static int fold_in(bb_t *b, int peer, int lower, size_t off, size_t len)
 {
@@ -462,7 +417,8 @@ static void bb_init(bb_t *b, ch4coll_sched_t *s, const ch4coll_args_t *a,
     b->acc_rd = ch4coll_hz_user(acc);
 }
 
-/* One tag per kind of message (halving, up, down, gather). */
+/* One tag per kind of message (halving, up, down, gather): no two
+ * messages share (source, destination, tag). */
 int ch4coll_ntags_binary_blocks(const ch4coll_args_t *a, const int64_t *params)
 {
     (void) a;

@@ -4,81 +4,59 @@
  * Source: the binary/binomial tree of Rabenseifner & Adamidis section 3.3
  * (reduce: ceil(lg p) steps with full vectors, distance doubling), and
  * NEC MPI/SX section 4.1 (gather/scatter along a binomial tree whose
- * subtrees hold contiguous rank ranges).
+ * subtrees hold contiguous rank ranges, over processes "sorted according
+ * to the identity of the node to which they belong").
  *
  * Tree: relative rank vr = (rank - root) mod p; the parent of vr clears its
  * lowest set bit; the subtree of vr is [vr, vr + span) (topo/topo.h).
- *
- * Gather and scatter on a node map (args.loc; NEC 4.1: "binomial trees
- * over the processes (not nodes), but sorted according to the identity of
- * the node to which they belong"): the tree runs on positions instead of
- * relative ranks, position v holding the v-th rank of the rooted node
- * order (topo/nodes.h: the root, the rest of the root's node, then the
- * following nodes and, wrapping, the preceding ones).  A subtree is a range
- * of positions, so it covers whole nodes or stays inside one as far as the
- * sizes allow, and the large messages near the root carry whole nodes
- * while the small ones stay inside nodes; with p = 2^k and nodes of 2^j
- * ranks, every subtree of at most 2^j ranks is on one node and only
- * nodes - 1 messages cross nodes (lg(nodes) of them at the root).  Blocks
- * travel in position order; where a subtree's ranks are not consecutive the
- * root receives it into scratch and copies each run of consecutive ranks into
- * place (gather), or packs it from the runs (scatter).  The same tree, the same
- * message sizes: the cost is as below.
+ * Gather and scatter on a node map (args.loc) run the same tree on
+ * positions, position v holding the v-th rank of the rooted node order
+ * (topo/nodes.h: the root, the rest of its node, the following nodes and,
+ * wrapping, the preceding ones), so subtrees cover whole nodes or stay
+ * inside one as far as sizes allow (p = 2^k, nodes of 2^j ranks: nodes - 1
+ * messages cross nodes).  Same message sizes, same cost.
  *
  * bcast    receive the whole message from the parent, then send it to the
- *          children, largest subtree first.
- *          T = ceil(lg p) (alpha + n beta), exactly: a child sent i-th by
- *          its parent has a subtree of at most ceil(lg p) - i levels.
- *          No scratch.
- * reduce   receive the children's partial results (smallest subtree first),
- *          combine, send to the parent.  The running result moves into the
- *          buffer just received (inout = acc op child), so rank order is
- *          kept and the read-only send buffer is never written; two scratch
- *          vectors alternate.  A non-commutative op runs the tree on absolute
- *          ranks rooted at 0 (so every subtree is a rank interval combined
- *          in order) and rank 0 sends the result to the root: one extra
+ *          children, largest subtree first.  T = ceil(lg p) (alpha +
+ *          n beta), exactly.  No scratch.
+ * reduce   receive the children's partials (smallest subtree first), fold,
+ *          send to the parent.  The running result moves into the buffer
+ *          just received (inout = acc op child), so rank order is kept and
+ *          the send buffer is never written.  A non-commutative op runs the
+ *          tree on absolute ranks rooted at 0 (every subtree a rank
+ *          interval) and rank 0 sends the result to the root: one more
  *          alpha + n beta when root != 0.
- *          T = T_red,tree = ceil(lg p) (alpha + n beta + n gamma)
- *          (Rabenseifner 3.3 with alpha_uni = alpha, beta_uni = beta) for
- *          p = 2^k: a full subtree of 2^i ranks is done after i such steps.
- *          Otherwise the last child of a partial subtree may be ready as
- *          early as an earlier child, and the two then queue at the
- *          parent's receive port: the cost function folds the children's
- *          arrivals through the port in the order they are ready (equal
- *          times: lower absolute rank first) and saves an alpha + n beta
- *          where the partial child is early, e.g. p = 96, root 0:
- *          6 (alpha + n beta) + 7 n gamma.  Scratch 2n.
+ *          T = ceil(lg p) (alpha + n beta + n gamma) for p = 2^k
+ *          (Rabenseifner's T_red,tree, alpha_uni = alpha, beta_uni = beta).
+ *          Otherwise a partial subtree's child may be ready as early as an
+ *          earlier one and they queue at the parent's receive port: the
+ *          cost function folds the arrivals through the port in ready order
+ *          (ties: lower absolute rank first), e.g. p = 96, root 0:
+ *          6 (alpha + n beta) + 7 n gamma.  Scratch: two vectors, 2n.
  * gather   a subtree's blocks are collected contiguously in relative order
- *          and sent up as one message.  The root receives a child's subtree
- *          straight into the receive buffer unless it wraps past rank p-1
- *          (at most one does), which goes through scratch and two copies
- *          (on a node map: unless its ranks are not one run; a copy per
- *          run).
+ *          and sent up as one message, received straight into place at the
+ *          root, except the one subtree that wraps past rank p-1 (on a node
+ *          map: every subtree whose ranks are not one run), which goes
+ *          through scratch and one copy per run.
  *          T = ceil(lg p) alpha + (p-1)/p N beta for N total bytes (p = 2^k;
- *          otherwise the same port recursion as reduce, without folds).
- *          Scratch: span * n at inner ranks; <= p/2 * n at the root
- *          (<= (p-1) n on a node map).  Building on a node map takes
- *          3p + nodes + 2 ints.
+ *          otherwise the port recursion of reduce, without folds).
+ *          Scratch: span * n at inner ranks, <= p/2 * n at the root
+ *          (<= (p-1) n on a node map); building there takes 3p + nodes + 2
+ *          ints.
  * scatter  the reverse of gather; the root's sends go out one at a time,
- *          largest subtree first (each waits for the previous, so the
- *          wrapped subtree staged through scratch keeps its turn).
- *          T: the root's sends back to back, then each child's own scatter:
- *          ceil(lg p) alpha + (p-1)/p N beta for p = 2^k.
+ *          largest subtree first.  T as gather for p = 2^k.
+ * Restrictions: none; any p, root, count, MPI_IN_PLACE.  No parameters.
  *
  * Worked example, p = 7, root = 2 (relative ranks in brackets):
- *   tree [0]->[4],[2],[1]; [4]->[6],[5]; [2]->[3]; [6] leaf
- *   absolute: 2->6,4,3; 6->1,0; 4->5.
- *   gather: 6 collects [4..6] = ranks 6,0,1 (wraps), so the root receives it
+ *   tree [0]->[4],[2],[1]; [4]->[6],[5]; [2]->[3]; absolute: 2->6,4,3;
+ *   6->1,0; 4->5.  gather: [4..6] = ranks 6,0,1 wraps, so the root takes it
  *   into scratch and copies ranks 6 and 0,1 into place; [2..3] = ranks 4,5
- *   and [1] = rank 3 are received in place.
+ *   and [1] = rank 3 land in place.
  * On nodes of 3, cyclic ({0, 3, 6}, {1, 4}, {2, 5}), p = 7, root = 4:
- *   positions 0..6 hold ranks 4 1 | 2 5 | 0 3 6; the same tree on positions
- *   gives 4->0,2,1; 0->6,3; 2->5: the subtree of position 4 is node
- *   {0, 3, 6}, that of position 2 node {2, 5}, that of position 1 rank 1 on
- *   the root's node; 2 of the 6 messages cross nodes, against 4 of 6 on
- *   the rotated ranks (4->1,6,5; 1->3,2; 6->0).  gather: the root receives
- *   ranks 0,3,6 into scratch and copies them one by one (three runs), 2,5
- *   likewise (two runs), and rank 1 in place.
+ *   positions 0..6 hold ranks 4 1 | 2 5 | 0 3 6; the tree on positions gives
+ *   4->0,2,1; 0->6,3; 2->5: 2 of the 6 messages cross nodes, against 4 of 6
+ *   on rotated ranks (4->1,6,5; 1->3,2; 6->0).  gather: the root takes
+ *   ranks 0,3,6 and 2,5 through scratch (three and two runs), 1 in place.
  */
 #include "algo.h"
 
@@ -355,8 +333,9 @@ int ch4coll_gather_binomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
 }
 
 /* The root sends the subtree of child position m after its previous send
- * prev: straight from place if it is one run, else packed into scratch by
- * one copy per run.  Returns the send. */
+ * prev (so a subtree staged through scratch keeps its turn): straight from
+ * place if it is one run, else packed into scratch by one copy per run.
+ * Returns the send. */
 static int scatter_to_child(ch4coll_sched_t *s, tord_t *t, int m, size_t n,
                             int prev)
 {

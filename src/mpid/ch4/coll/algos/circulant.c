@@ -4,10 +4,8 @@
  * lower bound on one port), reduce (the same rounds backwards, with the
  * folds; below) and allgather (p one-block broadcasts at once; below).
  *
- * Source: J. L. Träff, "Optimal broadcast schedules in logarithmic time
- * with applications to broadcast, all-broadcast, reduction and
- * all-reduction", ACM TOPC 2025, arXiv 2407.18004 (the schedules; see
- * topo/circulant.h); the verified restatement in
+ * Source: Träff 2025 (circulant schedules), ACM TOPC, arXiv 2407.18004 (the
+ * schedules; see topo/circulant.h); the verified restatement in
  * ../shared/notes/circulant-schedules.md, sections 2-6 and 9.
  *
  * Steps.  The root's message is cut into n blocks of balanced sizes.  With
@@ -17,27 +15,20 @@
  * receive schedule names (ch4coll_circ_block: blocks rise by q per
  * period, none before block 0, block n - 1 for any past it).  Every round
  * is a permutation of the ranks, so each sends and receives at most once.
- *
- * As a DAG.  A send waits for its block, for the rank's previous send (one
- * in flight, in round order) and for the receive of the round before (the
- * rank's clock: without it a send whose block came early would take the
- * target's port ahead of the message the target needs first).  Receives
- * are posted in round order, each after the one before.  With both
- * chained, messages between two ranks match in order on one tag.  The
- * schedule moves the user's buffer only: no scratch.
+ * As a DAG: a send waits for its block, for the rank's previous send and
+ * for the receive of the round before (the rank's clock: without it a
+ * send whose block came early would take the target's port ahead of the
+ * message the target needs first); receives are posted in round order.
+ * With both chained, messages between two ranks match in order on one tag.
  *
  * Cost, with b the largest block: T = (n - 1 + q)(alpha + b beta), the
- * rounds run in lock step.  The DAG runs them self-timed, and on the
- * replay's first-come ports (model/replay.c) a send whose round came early
- * can take a port ahead of a message of an earlier round: at 1 MiB the
- * replay matches the formula at p = 61, 128 and 255 and is 4% over at
- * p = 100, 10% at p = 1000 and 33% at p = 96 (test_model allows this
- * row 35%).  For
- * m bytes, n* = sqrt((q - 1) beta m / alpha) gives
- * T* = (sqrt((q - 1) alpha) + sqrt(beta m))^2, the optimum of any
- * n-block schedule; two_tree pays about twice the latency term and
- * sqrt(2) times the pipeline term.  The parameter blocks = 0 takes n* on
- * the default model (model/model.h), between 1 and the byte count.
+ * rounds in lock step; the DAG runs them self-timed, which the replay's
+ * first-come ports can stretch (doc/algorithms.md).  For m bytes,
+ * n* = sqrt((q - 1) beta m / alpha) gives T* = (sqrt((q - 1) alpha) +
+ * sqrt(beta m))^2, the optimum of any n-block schedule.  Parameter blocks
+ * (default 0 = n* on the default model, model/model.h, between 1 and the
+ * byte count).  Memory: no scratch; the build holds n vertex ids (freed
+ * before it returns).  Any p, any root.
  *
  * Worked example, p = 10, root 0, n = 2: q = 4, s = 1 2 3 5 10, x = 3,
  * 5 rounds with k = 3, 0, 1, 2, 3.  Rank 7 (recv = -4 -1 -2 1) gets in
@@ -46,26 +37,20 @@
  * block 0; round 3 (k = 2, from 4) -2 + 1 < 0: nothing; round 4 (k = 3,
  * from 2) 1 + 1 = 2, past the last: block 1.  The root sends value k,
  * so block 0 in round 0 (to 5), then block 1 in rounds 1-4 (to 1, 2, 3
- * and 5); everyone has both after n - 1 + q = 5 rounds, and no rank gets
- * a block twice.
- *
- * Memory: the build holds n vertex ids (freed before it returns).
+ * and 5); everyone has both after n - 1 + q = 5 rounds, none twice.
  *
  * Allgather (section 7 of the notes): all p broadcasts at once over the
- * same graph, n = 1 each, which is already optimal for equal blocks:
- * ceil(lg p) rounds and (p-1)/p of the data, the bounds on both.  With one
- * block, rank r gets root j's block in the round k with s[k] <= (r - j)
- * mod p < s[k+1] (the only value >= 0 of a receive schedule is the
- * baseblock, in that round).  So in round k rank r receives from r - s[k]
- * the blocks of the s[k+1] - s[k] roots r - s[k+1] + 1 .. r - s[k], and
- * sends to r + s[k] those of r - s[k+1] + s[k] + 1 .. r, all of which it
- * has: distances below s[k+1] - s[k] <= s[k] came in earlier rounds.  A
- * range of roots that wraps past rank p-1 goes as two messages (both
- * sides cut it at the same root), straight into and out of the receive
- * buffer: no scratch and no final rotation, unlike Bruck's.  A send waits
- * for the rounds before (its data, and the rank's clock).
- *   Cost: sum over k of w_k alpha + (s[k+1] - s[k]) m beta, w_k = 2 when
- * a range of two or more roots can wrap (1 otherwise): about
+ * same graph, n = 1 each: ceil(lg p) rounds and (p-1)/p of the data, the
+ * bounds on both.  Rank r gets root j's block in the round k with
+ * s[k] <= (r - j) mod p < s[k+1].  So in round k rank r receives from
+ * r - s[k] the blocks of the s[k+1] - s[k] roots r - s[k+1] + 1 .. r - s[k],
+ * and sends to r + s[k] those of r - s[k+1] + s[k] + 1 .. r, all of which
+ * it has (distances below s[k+1] - s[k] <= s[k] came earlier).  A range of
+ * roots that wraps past rank p-1 goes as two messages, straight into and
+ * out of the receive buffer: no scratch and no final rotation, unlike
+ * Bruck's.  A send waits for the rounds before (its data and the clock).
+ *   Cost: sum over k of w_k alpha + (s[k+1] - s[k]) m beta, w_k = 2 when a
+ * range of two or more roots can wrap (1 otherwise): about
  * (lg p .. 2 lg p) alpha + (p-1) m beta.
  *   Worked example, p = 10, rank 3 (s = 1 2 3 5 10): round 0 gets root 2
  * from 2 and sends root 3 to 4; round 1 gets root 1 from 1, sends 3 to 5;

@@ -2,106 +2,64 @@
  * hampath.c - reduce and allreduce pipelined along a Hamiltonian path of a
  * virtual mesh, for commutative ops.
  *
- * Source: Almasi et al., BlueGene/L collectives, section 3.1, "MPI_Reduce"
- * and "MPI_Allreduce", Figure 2(b).  A reduction tree makes the ranks that
- * combine several neighbours (indegree > 1) the bottleneck; "a Hamiltonian
- * path chaining together all nodes in the communicator ensures each node
- * receives data from only one neighbour", "results are collected along the
- * stream in the direction of the root", "boosting bandwidth at a severe
- * cost to latency".  Where one extent of the mesh is even, "two streams
- * (using opposing directions along the same path) ... may be used
- * simultaneously".  The long allreduce is "a pipeline connection of
- * long-message Reduce and long-message broadcast": reduction along a path
- * ending at a root, the result broadcast back along the reversed path.
+ * Source: Almasi et al. (BG/L) section 3.1, "MPI_Reduce" and
+ * "MPI_Allreduce", Figure 2(b): a path through all nodes makes every node
+ * receive from one neighbour only, "boosting bandwidth at a severe cost to
+ * latency"; with an even extent, two streams in opposite directions along
+ * the path run at once; the long allreduce is a pipelined reduce along a
+ * path followed by a broadcast back along it.
  *
- * The path.  The ranks are laid out on the 3-D virtual mesh of topo/mesh.h
- * (ch4coll_mesh_dims(p, 3)).
- *   reduce: when the mesh has a Hamiltonian cycle (p even) the path is the
- *     cycle opened just after the root, so that the root is its last
- *     position; stream B runs the cycle the other way round, also ending at
- *     the root.  When it has none (p odd) the path is the snake, relabelled
- *     by a rank shift so that its last position is the root: position i
- *     holds (snake_rank(i) - snake_rank(p-1) + root) mod p.  A path has only
- *     one direction that ends at the root, so on odd p both halves would
- *     share it: streams = 2 runs as one stream there.
+ * The path, on the 3-D virtual mesh ch4coll_mesh_dims(p, 3) (topo/mesh.h):
+ *   reduce: p even: the mesh's Hamiltonian cycle opened just after the
+ *     root, so the root is last; stream B runs the cycle the other way, also
+ *     ending at the root.  p odd: the snake shifted so that the root is
+ *     last (position i holds (snake_rank(i) - snake_rank(p-1) + root) mod
+ *     p); only one direction ends at the root, so one stream.
  *   allreduce: the snake; stream A reduces towards its last position and
- *     broadcasts back, stream B the other way round (the root of each is its
- *     path's end, so both directions serve).
+ *     broadcasts back, stream B the other way round.
  *
- * Steps.  The vector of n elements is cut into `streams` halves (the first
- * ceil(n/2) elements, then the rest), each half into pieces of ce elements.
- * On each stream, for piece c in order:
+ * Steps.  The n elements are cut into `streams` halves (ceil(n/2), then the
+ * rest), each into pieces of ce elements.  On each stream, for piece c:
  *   1. position 0 sends its contribution of c to its successor;
- *   2. every other position receives the partial of c from its predecessor,
- *      folds its own contribution in and, unless last, sends it on;
- *   3. allreduce: the last position sends the result of c back to its
- *      predecessor; every position receives it from its successor straight
- *      into the receive buffer and, unless first, sends it on.
- * Piece c+1 is received and reduced while piece c travels on, and the
- * result of piece c travels back while later pieces are still reduced.
- * Requests in flight, per stream: the sends of partials, and those of
- * results, are each chained (every one waits for the previous one; on
- * the replay's first-come first-served ports a rank that queues several
- * sends ahead delays its neighbours); receives of either kind run up to
- * WINDOW = 2 pieces ahead, piece c waiting for piece c - WINDOW.  Piece c
- * uses tag c mod WINDOW of its kind, so the messages of one tag match in
- * order.  Received partials go into WINDOW scratch slots, one per tag (a
- * slot is refilled once the send, or at the root the fold, of its previous
- * piece has completed), except where the receive buffer has room and does
- * not hold the input (allreduce and the reduce root, not in place): there
- * the partial lands in place.
+ *   2. every other position receives the partial, folds its own in and,
+ *      unless last, sends it on;
+ *   3. allreduce: the last position sends the result back; every position
+ *      receives it into the receive buffer and, unless first, passes it on.
+ * Piece c+1 is reduced while piece c travels on.
  *
- * Cost (N bytes in all, K pieces over all streams, b bytes per full piece,
+ * Cost (N bytes, K pieces over all streams, b bytes per full piece,
  * t_m = alpha + b beta, t_r = b gamma):
  *   reduce     max((p-1) t_m + (p-2) t_r + N gamma,
  *                  (p-2)(t_m + t_r) + K alpha + N beta + t_r(last piece)):
  *              the first piece's way to the root, then every piece through
  *              the root's CPU or its receive port (exact for one stream).
- *   allreduce  (p-1)(2 t_m + t_r)
- *              + max(2 ((K - streams) alpha + R beta), R gamma)
- *              [+ max(t_m, t_r) for two streams on odd p, whose first
- *              pieces meet at the middle rank], R = max(0, N - streams b):
- *              the first piece of each stream there and back, then a middle
- *              rank sends a partial one way and a result the other for
- *              every further piece (at p = 2 one message per piece, and
- *              with two streams a reduction for every other piece).
+ *   allreduce  (p-1)(2 t_m + t_r) + max(2 ((K - streams) alpha + R beta),
+ *              R gamma) [+ max(t_m, t_r) for two streams on odd p],
+ *              R = max(0, N - streams b): the first piece of each stream
+ *              there and back, then per further piece a middle rank sends
+ *              a partial one way and a result the other.
  * Latency (p-1) alpha (reduce), 2 (p-1) alpha (allreduce); bandwidth
  * N (beta + gamma) and N (2 beta + gamma) whatever p: long vectors only.
- * Two streams add no bandwidth on the single-port model (every rank still
- * sends and receives everything once); they halve the pieces in flight on
- * each path.  Two allreduce streams put four flows through every rank;
- * when messages, not reductions, bound the pipeline (pieces of a few KiB,
- * p from 4 to a few dozen), the replay's first-come first-served ports
- * run up to 1.75 times slower than this formula: use streams = 1 there.
- *
- * Scratch: WINDOW pieces per stream on ranks that fold into a slot (reduce
- * non-roots, and in-place reduce root / allreduce); none elsewhere.
- *
- * Restrictions: commutative ops only (the fold order is the path order, not
- * rank order).  Any p, any count (fewer elements than pieces or streams
- * leaves streams empty, skipped by every rank alike), any root,
- * MPI_IN_PLACE.
- *
- * Parameters: chunk (bytes, default 65536, 1 .. 2^40): the piece, floor(
- * chunk / size) elements, at least one; at most 2^20 pieces per stream (a
- * smaller piece is raised).  streams (1 or 2, default 2).
- *
- * Tags: the partials of stream j piece c use tag j WINDOW + c mod WINDOW,
- * its results (streams + j) WINDOW + c mod WINDOW (stream B's partials and
- * stream A's results cross the same edge in the same direction).
+ * Two streams add no bandwidth on one port; they halve the pieces in flight
+ * on each path.  For small pieces the allreduce runs best with streams = 1.
+ * Scratch: WINDOW = 2 pieces per stream where a rank folds into a slot
+ * (reduce non-roots, in-place reduce root and allreduce); none elsewhere.
+ * Restrictions: commutative ops only (path order, not rank order).  Any p,
+ * any count (empty streams skipped by all), any root, MPI_IN_PLACE.
+ * Parameters: chunk (bytes, default 65536, 1 .. 2^40): a piece of
+ * floor(chunk / size) elements, at least one, at most 2^20 per stream;
+ * streams (1 or 2, default 2).
  *
  * Worked example, reduce p = 6, root 4: dims {3, 2, 1}; the cycle visits
- * ranks 0 2 4 5 3 1.  Stream A is 5 3 1 0 2 4, stream B 2 0 1 3 5 4.  With
- * n = 5 and chunk = 8 bytes of MPI_INT (ce = 2), stream A carries elements
- * 0..2 in pieces {0, 1}, {2}; stream B elements 3..4 in one piece.  Rank 5
- * sends its elements 0..1 to rank 3, which folds in its own and forwards
- * them to 1 while receiving element 2 from rank 5; the root 4 receives the
- * sums of all other ranks from rank 2 (stream A) and rank 5 (stream B) and
- * folds its own contribution into each.  Reduce p = 5, root 2: no cycle;
- * the snake 0 1 2 3 4 shifted by 2 - 4 gives the path 3 4 0 1 2, one
- * stream.  Allreduce p = 6: snake 0 1 3 2 4 5; stream A reduces towards
- * rank 5 and returns to rank 0, stream B reduces towards rank 0 and
- * returns to rank 5.
+ * 0 2 4 5 3 1.  Stream A is 5 3 1 0 2 4, stream B 2 0 1 3 5 4.  With n = 5
+ * MPI_INT and chunk = 8 (ce = 2), A carries elements 0..2 in pieces
+ * {0, 1}, {2}, B elements 3..4 in one piece.  Rank 5 sends its elements
+ * 0..1 to 3, which folds in its own and forwards them to 1 while receiving
+ * element 2 from 5; the root 4 gets the sums of all others from 2 (A) and
+ * 5 (B) and folds its own into each.  Reduce p = 5, root 2: no cycle; the
+ * snake 0 1 2 3 4 shifted by 2 - 4 gives the path 3 4 0 1 2.  Allreduce
+ * p = 6: snake 0 1 3 2 4 5; A reduces towards 5 and returns to 0, B
+ * reduces towards 0 and returns to 5.
  */
 #include "algo.h"
 
@@ -265,7 +223,17 @@ static int fold_piece(hp_t *h, int j, size_t c, size_t off, size_t len,
     return v;
 }
 
-/* Steps 1-3 for piece c of stream j. */
+/* Steps 1-3 for piece c of stream j.  Per stream, the sends of partials,
+ * and those of results, are each chained (every one waits for the previous
+ * one: on the replay's first-come first-served ports a rank that queues
+ * several sends ahead delays its neighbours); receives of either kind run
+ * up to WINDOW pieces ahead, piece c waiting for piece c - WINDOW.  Piece c
+ * uses tag c mod WINDOW of its kind, so the messages of one tag match in
+ * order.  Received partials go into WINDOW scratch slots, one per tag (a
+ * slot is refilled once the send, or at the root the fold, of its previous
+ * piece has completed), except where the receive buffer has room and does
+ * not hold the input (allreduce and the reduce root, not in place): there
+ * the partial lands in place. */
 static void build_piece(hp_t *h, int j, size_t c)
 {
     stream_t *st = &h->st[j];
@@ -331,7 +299,9 @@ static int nstreams(const ch4coll_args_t *a, const int64_t *params, int all)
 }
 
 /* Stream j's reduction pieces on tags j WINDOW + [0, WINDOW), allreduce's
- * results back on (ns + j) WINDOW + [0, WINDOW).  allreduce and reduce. */
+ * results back on (ns + j) WINDOW + [0, WINDOW) (stream B's partials and
+ * stream A's results cross the same edge in the same direction).
+ * allreduce and reduce. */
 int ch4coll_ntags_hampath(const ch4coll_args_t *a, const int64_t *params)
 {
     int all = a->coll == CH4COLL_ALLREDUCE;

@@ -3,122 +3,66 @@
  * multi-stream pipelined broadcast and a multi-phase allreduce for short
  * vectors.
  *
- * Source: Almasi et al., "Optimization of MPI collective communication on
- * BlueGene/L systems", section 3.1 (broadcast: "find a number of
- * non-overlapping spanning trees in the rectangular mesh/torus.  The
- * broadcast message is split into components, and each component is
- * pipelined separately (and simultaneously) along one of the spanning
- * trees"; Figure 1) and section 3.2 (short-message allreduce: "we broadcast
- * all data to all nodes and replicate the necessary processing on all
- * nodes", run hierarchically "by executing multiple rounds, one for each
- * new dimension"; Figures 3 and 4).  The torus of the machine becomes the
- * virtual mesh of topo/mesh.h; the deposit bit (a packet dropped at every
- * node of a line) becomes a point-to-point chain along the line.
+ * Source: Almasi et al. (BG/L) section 3.1, Figure 1 (broadcast: parts of
+ * the message pipelined down non-overlapping spanning trees of the mesh)
+ * and 3.2, Figures 3-4 (short allreduce: all data broadcast in a line, the
+ * processing replicated, one round per dimension).  The torus becomes the
+ * virtual mesh of topo/mesh.h, the deposit bit a point-to-point chain.
  *
  * ---------------------------------------------------------------- bcast
- *
- * Parameters: chunk (bytes, default 65536, 1 .. 2^40) and streams (1 .. 3,
- * default 1): the number of dimensions of the virtual mesh over the
- * relative ranks vr = (rank - root) mod p, dims = ch4coll_mesh_dims(p,
- * streams).  Extents of 1 are dropped: s = the number of extents > 1
- * streams are used (a prime p, or p = 2 with streams = 3, gives s = 1).
- *
- * s = 1: a pipelined chain 0 -> 1 -> ... -> p-1 over relative ranks (the
- * snake path of a 1-D mesh).  The message is cut into k balanced chunks of
- * at most `chunk` bytes; every rank forwards chunk c to its successor
- * while receiving chunk c+1.
- *
- * s > 1: the message is cut into s balanced parts; part j runs down
- * spanning tree j of the s-dimensional mesh, which visits the dimensions in
- * the order j, j+1, ..., j-1 (mod s) (Figure 1, the streams "rotated
- * versions" of each other).  In tree j a rank's level L is the last
- * position t of that order at which its coordinate is non-zero (the root:
- * none).  Its parent is its neighbour one step back along dimension o_L;
- * it forwards every chunk first to the next rank of its own line (one step
- * on along o_L) and then, as a "turning" rank, starts the lines of all
- * later dimensions o_t, t > L (the neighbour at coordinate 1 there).  The
- * root starts the lines of all s dimensions.  Each part is chunked as in
- * the chain and pipelined along its tree.  Off the root's own axes the
- * trees give a rank a different parent in every stream, so its receives
- * come over up to s different neighbours (on an axis the parent is the same
- * neighbour for all streams).
- *
- * Cost (t = alpha + c beta, c the largest chunk, K chunks in all, mesh
- * extents d_i; the chain is s = 1, d_0 = p):
- *   T = s (K alpha + n beta) + (sum_i (d_i - 1) - s) t.
- * The root sends every chunk to its s children, one after the other: in
- * the one-port model of algo.h the streams cost the root s n beta where
- * BG/L's six links and deposit bit made them nearly free.  The last chunk
- * leaves the root for its first child s - 1 sends before the root is done
- * and then travels the remaining sum_i (d_i - 1) - 1 hops, always as a
- * first child (the deepest line is served first).  So streams pay off when
- * the chain's depth p - 1 dominates - many ranks, few chunks: p = 100, n =
- * 1 MiB, 64 KiB chunks: 975 us as a chain, 411 us with 2 streams (10 x
- * 10), 485 us with 3 (5 x 5 x 4).
- * Scratch: none (chunks land in place).  Any p, any root, any count.
- * Tags and requests: chunk c of stream j uses tag j W + (c mod W) with a
- * window W = 2: chunk c is received after chunk c - W has arrived and sent
- * to a child after chunk c - W was sent to it, so at most W receives per
- * stream and W sends per child and stream are in flight, and messages with
- * equal tags are issued in order on both sides.  At most 2^20 chunks per
- * part (a smaller chunk is raised).
+ * Parameters: chunk (bytes, default 65536, 1 .. 2^40; at most 2^20 chunks
+ * per part, a smaller chunk is raised) and streams (1 .. 3, default 1):
+ * the mesh over vr = (rank - root) mod p is ch4coll_mesh_dims(p, streams),
+ * and s = its extents > 1 streams run (a prime p gives s = 1).
+ * s = 1: a chain 0 -> 1 -> ... -> p-1 of relative ranks; a rank forwards
+ * chunk c while receiving c+1.  s > 1: part j of s, chunked likewise, runs
+ * down spanning tree j, which visits the dimensions in the order j, j+1,
+ * ..., j-1 (mod s).  In tree j a rank's level L is the last position of
+ * that order at which its coordinate is non-zero; its parent is one step
+ * back along dimension o_L; it forwards each chunk first along its own
+ * line (o_L), then starts the lines of the later dimensions o_t, t > L.
+ * The root starts all s lines.
+ * Cost (t = alpha + c beta, c the largest chunk, K chunks in all, extents
+ * d_i; the chain is s = 1, d_0 = p):
+ *   T = s (K alpha + n beta) + (sum_i (d_i - 1) - s) t:
+ * on one port the root sends every chunk to its s children in turn (BG/L's
+ * links made that nearly free), then the last chunk travels the remaining
+ * hops as a first child.  Streams pay off when the chain's depth p - 1
+ * dominates: many ranks, few chunks.  Scratch: none.  Any p, root, count.
  *
  * Worked example, p = 6, streams = 2, root 0: dims {3, 2}; vr = 2x + y.
- * Tree 0 (x, then y): 0 -> 2 -> 4 along x, every x-rank turns into y:
- * 0 -> 1, 2 -> 3, 4 -> 5.  Tree 1 (y, then x): 0 -> 1 along y; 0 -> 2 -> 4
- * and 1 -> 3 -> 5 along x.  Rank 3 gets part 0 from 2 and part 1 from 1;
- * rank 0 sends every chunk of each part to 2 and 1.
+ * Tree 0 (x, then y): 0 -> 2 -> 4, then 0 -> 1, 2 -> 3, 4 -> 5.  Tree 1
+ * (y, then x): 0 -> 1; 0 -> 2 -> 4 and 1 -> 3 -> 5.  Rank 3 gets part 0
+ * from 2 and part 1 from 1; rank 0 sends every chunk of each part to 2, 1.
  *
  * ------------------------------------------------------------ allreduce
- *
- * Parameter: group (default 4, 2 .. 1024), the longest line of a phase
- * (BG/L found 4 best).  p is factored into primes, and the primes, largest
- * first, are packed into phases whose product (line length) stays <= group
- * (first fit).  A prime factor q > group cannot be split and becomes a phase
- * of its own of length q: a prime p > group runs one phase over all ranks.
- * Phase i uses mixed-radix digit i of the rank (digit 0 lowest): the line
- * of rank r is the R_i ranks that differ from r in digit i only, spaced
- * w_i = R_0 ... R_(i-1) apart.
- *
+ * Parameter: group (default 4, which BG/L found best; 2 .. 1024), the
+ * longest line.  The prime factors of p, largest first, are packed first
+ * fit into phases of product R_i <= group; a prime q > group is a phase of
+ * its own.  Phase i uses mixed-radix digit i of the rank: a line is the
+ * R_i ranks that differ in that digit only, w_i = R_0 ... R_(i-1) apart.
  * Steps, in phase i at line position d (0 <= d < R = R_i):
- *   1. send my partial (for i = 0 my input) to the line members d + k,
- *      k = 1 .. R-1 (mod R);
- *   2. receive in step k the partial of member d - k (mod R): first the
- *      lower members d-1, ..., 0, then the upper ones R-1, ..., d+1;
- *   3. fold them in rank order, each as it arrives: the lower ones into
- *      L = P_0 op ... op P_(d-1) (accumulated in the slot of P_(d-1), the
- *      others folded from the left, "in op inout"), the upper ones into
- *      U = P_(d+1) op ... op P_(R-1) (in the slot of P_(R-1)); then
- *      U = mine op U, U = L op U, copied into the receive buffer; the
- *      top member folds L onto its own partial in the receive buffer.
- * After phase i every rank holds the reduction over the contiguous block
- * of R_0 ... R_i ranks around it, in rank order, so any op is allowed.
- *
- * Cost (t = alpha + n beta, g = n gamma, n bytes): a rank sends its R-1
- * messages one at a time, so every step k is a perfect matching (one send
- * and one receive per rank; a burst of sends would make ports contend)
- * and ends at k t.  A rank's R-1 reductions run on one CPU in arrival
- * order, released at steps 2..d (lower chain), d+2..R-1 (upper chain) and
- * R-1 (the final folds), so line position d finishes at
- *   f(d) = max over its reductions j of (release_j + (R-1 - j) g)
- * (reductions numbered 0..R-2 in release order), and
- *   T = sum over phases of max_d f(d)
- *     = sum over phases of  t + g                               (R = 2),
- *                           2t + 2g                             (R = 3),
- *                           max(3t + (R-1) g, (R-1) t + 3g)     (R >= 4).
- * Scratch: R-1 vectors for a phase of R <= group (reused by all phases),
- * so at most group-1.  A longer phase (a prime factor q > group) receives
- * into a ring of max(group-1, 3) vectors: the two chains' accumulators
- * and a ring for the rest; a receive waits until the vector's previous
- * partial has been folded, so requests in flight stay bounded.
- * Tags: 1 - every pair of ranks exchanges at most one message each way.
- * Restrictions: none; any p (primes, p = 1, 2), count 0, MPI_IN_PLACE.
+ *   1. send my partial (phase 0: my input) to the members d + k (mod R),
+ *      k = 1 .. R-1, one at a time;
+ *   2. receive in step k the partial of member d - k (mod R): the lower
+ *      members d-1, ..., 0, then the upper ones R-1, ..., d+1;
+ *   3. fold them as they arrive, in rank order: L = P_0 op .. op P_(d-1),
+ *      U = P_(d+1) op .. op P_(R-1), then the result L op (mine op U).
+ * After phase i a rank holds the reduction over its block of R_0 ... R_i
+ * consecutive ranks, in rank order, so any op is allowed.
+ * Cost (t = alpha + n beta, g = n gamma): step k is a perfect matching
+ * ending at k t, and the folds queue on one CPU (ar_phase_time), so
+ *   T = sum over phases of  t + g (R = 2),  2t + 2g (R = 3),
+ *                           max(3t + (R-1) g, (R-1) t + 3g) (R >= 4).
+ * Scratch: R-1 vectors (at most group-1, reused by every phase; a prime
+ * phase q > group: a ring of max(group-1, 3)).  Restrictions: none; any p
+ * (primes, 1, 2), count 0, MPI_IN_PLACE.
  *
  * Worked example, p = 12, group 4: primes 3, 2, 2 pack into phases 3 and
  * 4 (digits r mod 3 and r / 3).  Phase 0 lines {0,1,2}, {3,4,5}, ...; rank
- * 4 (d = 1) gets P_3 in step 1 and P_5 in step 2 and forms
- * 3 op (4 op 5).  Phase 1 lines {0,3,6,9}, {1,4,7,10}, ...: rank 4 (d = 1)
- * holds the block 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.
+ * 4 (d = 1) gets P_3 in step 1, P_5 in step 2 and forms 3 op (4 op 5).
+ * Phase 1 lines {0,3,6,9}, {1,4,7,10}, ...: rank 4 (d = 1) holds the block
+ * 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.
  */
 #include "algo.h"
 
@@ -205,7 +149,10 @@ static int bc_rank_at(const int *x, int s, const int *dims, int dim, int v,
     return ch4coll_abs(ch4coll_mesh_rank(s, dims, y), root, p);
 }
 
-/* Parent and children of relative rank vr in the tree of stream j. */
+/* Parent and children of relative rank vr in the tree of stream j.  Off
+ * the root's own axes a rank has a different parent in every stream, so
+ * its receives come over up to s different neighbours; on an axis the
+ * parent is the same neighbour for all streams. */
 static void bc_tree(bc_stream_t *st, int j, int vr, int s, const int *dims,
                     int root, int p)
 {
@@ -257,7 +204,12 @@ typedef struct {
     int sent[BC_WINDOW][CH4COLL_MESH_MAXD];
 } bc_window_t;
 
-/* Receive chunk c of stream j from the parent and pass it on. */
+/* Receive chunk c of stream j from the parent and pass it on, on tag
+ * j BC_WINDOW + c mod BC_WINDOW: chunk c is received after chunk
+ * c - BC_WINDOW has arrived and sent to a child after chunk c - BC_WINDOW
+ * was sent to it, so at most BC_WINDOW receives per stream and BC_WINDOW
+ * sends per child and stream are in flight, and messages with equal tags
+ * are issued in order on both sides. */
 static void bc_step(ch4coll_sched_t *s, const bc_stream_t *st, int j, size_t c,
                     bc_window_t *w)
 {
@@ -376,7 +328,11 @@ static void ar_phases(int p, int64_t group, ar_phases_t *ph)
     }
 }
 
-/* Scratch vectors of a phase of line length R. */
+/* Scratch vectors of a phase of line length R: R - 1, or for a phase
+ * longer than group (a prime factor q > group) a ring of max(group-1, 3):
+ * the two chains' accumulators and a ring for the rest, where a receive
+ * waits until the vector's previous partial has been folded, so requests
+ * in flight stay bounded. */
 static int ar_slots(int R, int64_t group)
 {
     int ring = group - 1 < 3 ? 3 : (int) group - 1;
@@ -413,7 +369,13 @@ static void ar_sends(ar_t *g, int base, int stride, int R, int d)
     }
 }
 
-/* One phase over the line of R ranks spaced stride apart (steps 1-3). */
+/* One phase over the line of R ranks spaced stride apart (steps 1-3).
+ * The lower partials accumulate into L in the slot of P_(d-1), the others
+ * folded from the left ("in op inout"); the upper ones into U in the slot
+ * of P_(R-1); then U = mine op U, U = L op U, copied into the receive
+ * buffer; the top member folds L onto its own partial in the receive
+ * buffer.  One tag: every pair of ranks exchanges at most one message
+ * each way. */
 static void ar_phase(ar_t *g, int rank, int R, int stride)
 {
     int d = (rank / stride) % R, base = rank - d * stride;
@@ -489,8 +451,13 @@ static double dmax(double x, double y)
     return x > y ? x : y;
 }
 
-/* Time of a phase of line length R: max over line positions d of f(d)
- * (the opening note); the position d = 1 (or 0, 2 when R = 3) is last
+/* Time of a phase of line length R.  Step k of the sends ends at k t.  A
+ * rank's R-1 reductions run on one CPU in arrival order, released at steps
+ * 2..d (lower chain), d+2..R-1 (upper chain) and R-1 (the final folds), so
+ * line position d finishes at
+ *   f(d) = max over its reductions j of (release_j + (R-1 - j) g)
+ * (reductions numbered 0..R-2 in release order), and the phase takes the
+ * max over d of f(d).  The position d = 1 (or 0, 2 when R = 3) is last
  * when the reductions dominate, every d >= 1 with an upper chain when the
  * messages do. */
 static double ar_phase_time(int R, double t, double g)

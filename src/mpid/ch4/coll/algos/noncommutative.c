@@ -32,13 +32,11 @@
  *     + alpha + max block beta                          (routing)
  * for p = 2^k.  With r > 0 the units are uneven, so the cost function
  * charges each halving step with its widest unit range and the routing
- * with the busiest holder's messages (two blocks for a unit below r).
- * On the model: exact for p = 2^k and within 1% at p = 24, 61, 96, 100;
- * for p < 8 or tiny N the first halving messages overlap the pre-step or
- * ranks run ahead, and the replay is up to 20% (p = 5) and 35% (8 bytes)
- * off.
- * plus, for non-commutative ops, a copy of each kept half whose partner is
- * above (the result is formed in scratch and copied back).
+ * with the busiest holder's messages (two blocks for a unit below r); for
+ * p < 8 or tiny N the first halving messages can overlap the pre-step or
+ * ranks run ahead of it (doc/algorithms.md).  Non-commutative ops add a
+ * copy of each kept half whose partner is above (the result is formed in
+ * scratch and copied back).
  * Scratch: one vector of N (the partials) plus the largest received range
  * (N at the ranks that receive in the pre-step); none at removed ranks.
  * Restrictions: none (any op, any p, irregular blocks with zeros: empty

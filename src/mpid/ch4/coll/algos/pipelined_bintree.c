@@ -2,76 +2,58 @@
  * pipelined_bintree.c - pipelined binary trees: broadcast, and reduce as the
  * inverted broadcast.
  *
- * Source: NEC MPI/SX section 3.3: "for small messages the best possible
- * algorithm is a binomial tree, whereas a pipelined binary tree algorithm
- * is used for messages beyond a certain threshold ... for large enough m
- * the broadcast time of the pipelined binary tree is independent of N";
- * section 3.4: "The reduction-to-root collective MPI_Reduce can be thought
- * of as an inverted broadcast ... pipelined binary trees are used for
- * longer messages".
+ * Source: NEC MPI/SX section 3.3 (a binomial tree for small messages, "a
+ * pipelined binary tree algorithm ... for messages beyond a certain
+ * threshold", whose time for large m is independent of the number of
+ * nodes) and section 3.4 (MPI_Reduce "as an inverted broadcast ...
+ * pipelined binary trees are used for longer messages").
  *
- * Broadcast.  The message is cut into chunks of at most `chunk` bytes.
- * Over relative ranks vr = (rank - root) mod p the tree is the binary heap
- * of topo/trees.h (parent (vr-1)/2, children 2vr+1 and 2vr+2).  A rank
- * receives chunk c from its parent and forwards it to its children as soon
- * as it has it, while chunk c+1 is already on its way: with k chunks and
- * depth d = floor(lg p), the last chunk leaves the root after k steps and
- * reaches the deepest leaf d steps later.
+ * Broadcast.  The message is cut into chunks of at most `chunk` bytes.  The
+ * tree is the binary heap of topo/trees.h over vr = (rank - root) mod p
+ * (parent (vr-1)/2, children 2vr+1 and 2vr+2).  A rank forwards chunk c to
+ * its children as soon as it has it, while chunk c+1 is on its way.
  * Cost: the root sends every chunk twice, so chunk c reaches heap node i
  * (1-based, i = vr + 1) at 2c tau + h(i) tau, tau = alpha + chunk beta,
  * h(i) = floor(lg i) + popcount(i) - 1 (a second child waits for its
- * sibling's copy).  With a shorter last chunk (tau_l) every node forwards
- * it right after the previous chunk:
- *   T = max over nodes of the last chunk's arrival, computed along each
- *       path: F(node) = max(2(k-2) tau + h tau + kids tau, arrival);
- *       child j (j = 1, 2) gets it at F(parent) + j tau_l;
- *   for equal chunks T = (2(k-1) + max_i h(i)) tau ~ (k + d)(alpha +
- *   2 (n/k) beta), minimal near k = sqrt(d n beta / (2 alpha)).
- *   p = 2: T = (k-1) tau + tau_l.
+ * sibling's copy).  A shorter last chunk (tau_l) follows right after the
+ * previous one:
+ *   T = max over nodes of the last chunk's arrival, along each path:
+ *       F(node) = max(2(k-2) tau + h tau + kids tau, arrival), child j
+ *       (j = 1, 2) gets it at F(parent) + j tau_l;
+ *   equal chunks: T = (2(k-1) + max_i h(i)) tau ~ (k + d)(alpha +
+ *   2 (n/k) beta), d = floor(lg p), minimal near k = sqrt(d n beta /
+ *   (2 alpha)); p = 2: T = (k-1) tau + tau_l.
  * Scratch: none (chunks land in place).  Any p, any root.
- * Parameter: chunk (bytes, default 65536, 1 .. 2^40); at most 2^20 chunks
- * (a smaller chunk is raised).  Chunk c uses tag c; at most two receives
- * and two sends per child are in flight (chunk c waits for chunk c-2), so
- * a long message does not post thousands of requests at once.
  *
  * Worked example, p = 6, root 0, 3 chunks: tree 0 -> 1, 2; 1 -> 3, 4;
- * 2 -> 5.  Step 1: 0 sends chunk 0 to 1 and 2; step 2: 1 and 2 forward
- * chunk 0 to 3, 4, 5 while 0 sends chunk 1; ...; rank 5 has chunk 2 after
- * step 5 = 3 chunks + depth 2.
+ * 2 -> 5.  Step 1: 0 sends chunk 0 to 1 and 2; step 2: 1 and 2 forward it
+ * to 3, 4, 5 while 0 sends chunk 1; ...; rank 5 has chunk 2 after step 5 =
+ * 3 chunks + depth 2.
  *
- * Reduce.  The vector is cut into pieces of at most `chunk` bytes of data
- * (whole elements, at least one).  The tree is in-order over the ranks
- * themselves, so that for every node all ranks of its left subtree are
- * below it and all of its right subtree above it: the root's subtree is
- * [0, p) with the root on top, and a subtree [lo, hi) below it has node
- * lo + (hi - lo - 1)/2 on top with subtrees [lo, node) and [node + 1, hi).
- * (Relative ranks would wrap around at the root and break rank order.)
- * A rank with children L and R turns its piece c into
- *   L_c op own_c op R_c:
- * R's piece is received into a slot and own is folded into it (own op R),
- * then L's piece from a second slot (L op (own op R)), and the slot goes to
- * the parent while piece c+1 is arriving.  Leaves send their input
- * directly.  The root folds into its receive buffer: not in place, R's
- * piece lands there and own, then L are folded in; in place (own already
- * there) L is folded in place and R's piece through its slot, with a copy
- * back when the op is not commutative.  Rank order is kept for every op:
- * the median choice gives every node with a left child a right child too,
- * and a node never needs its own input copied (except the root without a
- * right child, not in place: one copy to the receive buffer).
- * Cost: per piece, a node with two children hears two parts through its
- * one port (2 tau, tau = alpha + c beta for c bytes a piece) and folds
- * two (2 c gamma), so the pipeline's period is rho = max(2 tau, 2 c gamma);
- * piece 0 climbs a level in about 2 tau + 2 c gamma (both parts in, then
- * both folds).  With k pieces and h = ceil(lg(s + 1)) levels, s =
- * max(root, p - 1 - root) the root's larger side (at most lg p + 1),
- *   T ~ (k - 1) rho + h (2 tau + 2 c gamma).
- * The cost function evaluates the schedule per subtree size (subtrees of
- * one size run alike), with the leaves streaming ahead, a shorter last
- * piece, and the bounds of the port and the CPU.
- * Scratch: two slots of one piece per child (two pieces in flight).
- * Tags: piece c uses tag c mod 2; receive c waits for the last reader of
- * its slot (piece c-2), send c for send c-2: at most two receives per child
- * and two sends in flight.  Any p, any root, any op, MPI_IN_PLACE.
+ * Reduce.  The vector is cut into pieces of at most `chunk` bytes (whole
+ * elements, at least one).  The tree is in-order over the ranks themselves
+ * (relative ranks would wrap at the root and break rank order): [0, p) has
+ * the root on top, and a subtree [lo, hi) has node lo + (hi - lo - 1)/2 on
+ * top over [lo, node) and [node + 1, hi).  A rank with children L and R
+ * forms L_c op own_c op R_c per piece: R's piece lands in a slot and own is
+ * folded into it, then L's piece from a second slot, and the slot goes to
+ * the parent while piece c+1 arrives.  Leaves send their input; the root
+ * folds into its receive buffer.  Rank order is kept for every op, and the
+ * median choice gives every node with a left child a right child too.
+ * Cost: a node with two children hears two parts through one port per
+ * piece (2 tau, tau = alpha + c beta) and folds two (2 c gamma): period
+ * rho = max(2 tau, 2 c gamma); piece 0 climbs a level in about 2 tau +
+ * 2 c gamma.  With k pieces and h = ceil(lg(s + 1)) levels, s = max(root,
+ * p - 1 - root) (at most lg p + 1):
+ *   T ~ (k - 1) rho + h (2 tau + 2 c gamma),
+ * evaluated per subtree size with the leaves streaming ahead, a shorter
+ * last piece and the bounds of the port and the CPU.
+ * Scratch: two slots of one piece per child.  Any p, root, op, MPI_IN_PLACE.
+ *
+ * Parameter: chunk (bytes, default 65536, 1 .. 2^40; at most 2^20 chunks, a
+ * smaller chunk is raised).  Chunk c uses tag c (bcast), c mod 2 (reduce);
+ * each waits for chunk c-2: at most two receives and two sends per child
+ * in flight.
  *
  * Worked example, reduce p = 6, root 2: [0, 2) and [3, 6) hang under 2;
  * [0, 2) has 0 on top with right child 1; [3, 6) has 4 on top with
@@ -255,7 +237,12 @@ static void piece_inner(red_t *g, int c, size_t off, size_t len)
     g->rfree[w] = g->sent[w];
 }
 
-/* Piece c at the root: L op own op R into the receive buffer. */
+/* Piece c at the root: L op own op R into the receive buffer.  Not in
+ * place, R's piece lands there and own, then L are folded in; in place
+ * (own already there) L is folded in place and R's piece through its
+ * slot, with a copy back when the op is not commutative.  No rank needs
+ * its own input copied, except the root without a right child, not in
+ * place: one copy to the receive buffer. */
 static void piece_root(red_t *g, int c, size_t off, size_t len)
 {
     int w = c % WINDOW, fin = -1, v, d[2];

@@ -2,110 +2,60 @@
  * pipelined_ring.c - pipelined (blocked) ring allgatherv for large,
  * irregular contributions.
  *
- * Source: Traeff, Ripke, Siebert, Balaji, Thakur, Gropp, "A Pipelined
- * Algorithm for Large, Irregular All-gather Problems" (seed
- * pipelined-irregular-allgather), sections 2.2-2.4.  The linear ring
- * (ring.c) moves one whole contribution per step, so its time is set by
- * the largest one: (p-1) m_max beta.  Here every contribution m_i is cut
+ * Source: Traeff et al., pipelined irregular allgather, sections 2.2-2.4.
+ * The linear ring (ring.c) moves one whole contribution per step, so the
+ * largest sets its time, (p-1) m_max beta.  Here contribution m_i is cut
  * into b_i = ceil(m_i / B) blocks of at most B bytes and rank i plays a
- * "virtual node" of b_i ring processes (section 2.2): it sends its own
- * blocks first and then forwards, in arrival order, every block it
- * receives, so a regular ring of blocks runs over the irregular data in
- * b - min(b_i) rounds (eq. 1) instead of p - 1 rounds of m_max.
+ * "virtual node" of b_i ring processes (2.2): it sends its own blocks, then
+ * forwards every block it receives in arrival order, so a regular ring of
+ * blocks runs in b - min(b_i) rounds (eq. 1), b = sum b_i.
  *
- * Steps (all ranks compute the same from the counts and the parameter):
- *   1. Block size B: the parameter, or if it is 0 the paper's choices
- *      (section 2.4): B = m' when all m_i = m' (the schedule is then the
- *      linear ring), else eq. (2) with alpha and beta of
- *      ch4coll_model_default,
+ * Steps (every rank computes the same from the counts and the parameter):
+ *   1. Block size B: the parameter, or if 0 the paper's choice (2.4): B =
+ *      m' when all m_i = m' (the linear ring), else eq. (2) with alpha and
+ *      beta of ch4coll_model_default,
  *        B = sqrt(m alpha / beta / ((p - z)/2 - 1 + floor(z / (p - z)))),
- *      z = ranks contributing 0 bytes, m = sum m_i.  (The paper prints
- *      (p + z)/2; its own round count b - z - 1 + z' with b - z ~ m/B +
- *      (p - z)/2 gives (p - z)/2, which for z = p - 1 is the optimal
- *      linear-pipeline block.)  B is clamped to [1, max m_i] and raised so
- *      that there are at most 2^20 blocks.
- *   2. Virtual re-ranking (section 2.3): the q = p - z ranks with data, in
- *      rank order, take ring positions floor(k p / q), k = 0..q-1; the
- *      ranks without data fill the other positions in rank order.  So
- *      floor(z/q) or ceil(z/q) empty ranks sit between two ranks with data,
- *      and with z = 0 the ring is 0, 1, ..., p-1.
- *      On several nodes (args.loc, 1 < nodes) the ring keeps each node's
- *      ranks together (section 2.3, last paragraph, and Figure 1): node
- *      order first, so that in every round one rank per node receives from
- *      another node and one sends to another node, whatever the placement.
- *      The zero-size placement then runs on two levels: the nodes holding
- *      data are spread over the ring among the nodes without, by the same
- *      rule over nodes (node j "has data" if one of its ranks has), and
- *      inside each node its q_j ranks with data take the slots
- *      n_j - 1 - floor(k n_j / q_j) of the node's n_j: the same spread
- *      mirrored, so that the node's last rank, the one sending to the next
- *      node, has data and the nodes start sending actual blocks in the
- *      first round (the paper's "node internally processes are ordered
- *      such that the last processes have m_i > 0").  Why node order first
- *      rather than the flat spread: the flat spread puts ranks of
- *      different nodes next to each other (on consecutive nodes too, as
- *      soon as some rank is empty), so several ranks of a node would send
- *      over its network link in one round, a bandwidth loss on every round
- *      for large data; the zero spread only saves z' rounds of latency, and
- *      the two-level spread keeps most of that (gaps of about z_j / q_j
- *      inside a node, whole empty nodes between nodes with data).  Without
- *      empty ranks each node keeps its ranks in rank order, so on
- *      consecutive nodes the ring is 0, 1, ..., p-1 as without a node map;
- *      with empty ranks on consecutive nodes it differs from the flat
- *      spread on purpose.  On one node the flat spread is used.
- *   3. Ring: the link into a rank carries every nonempty block except the
- *      rank's own, owner by owner going backwards around the ring from its
- *      left neighbour, each owner's blocks in order.  A rank sends its own
- *      blocks first, then forwards what it receives, except the blocks of
- *      its right neighbour (the last ones it receives).  Blocks land in
- *      place in the receive buffer; empty blocks are never sent.
- * Message k on a link uses tag k mod 2; receive k waits for receive k-2 and
- * send k for send k-2, so at most two receives and two sends are in flight
- * and messages with one tag are issued in order on both sides.
+ *      z = ranks with 0 bytes, m = sum m_i (the paper prints (p + z)/2; its
+ *      own round count gives (p - z)/2).  B is clamped to [1, max m_i] and
+ *      raised to give at most 2^20 blocks.
+ *   2. Ring order (2.3): the q = p - z ranks with data take positions
+ *      floor(k p / q), k < q, in rank order, the empty ranks the others,
+ *      so floor(z/q) or ceil(z/q) empty ranks sit between two with data.
+ *      On several nodes (args.loc) each node's ranks stay together, nodes
+ *      in order (2.3, Figure 1: one rank per node receives from and one
+ *      sends to another node each round): nodes with data are spread among
+ *      those without by the same rule, and a node's q_j ranks with data
+ *      take slots n_j - 1 - floor(k n_j / q_j) of its n_j, mirrored, so
+ *      that its last rank, which sends to the next node, has data.
+ *   3. Ring: the link into a rank carries every nonempty block but its own,
+ *      owner by owner backwards round the ring from its left neighbour.  A
+ *      rank sends its own blocks first, then forwards what it receives but
+ *      its right neighbour's.  Blocks land in place; empty ones are never
+ *      sent.  Message k on a link uses tag k mod 2; two in flight per link.
  *
- * Cost.  The schedule is a set of link streams: message k on the link out
- * of position x starts when message k-1 on that link ended and its block
- * has arrived.  The finish time is the longest chain of messages: a chain
- * walks along one link's stream, and where it follows a block one hop
- * ahead it pays that message again.  With C_x = b_x alpha + m_x beta the
- * time to send x's own blocks once and tau = alpha + min(B, m_max) beta,
- *   T = sum_x C_x + max over runs I of at most p - 2 consecutive ring
- *       positions and the position e just after I of
- *       (|I| tau - sum_{x in I} C_x - C_e),
- * evaluated in one pass (a maximum subarray).  The paper's form: when B
- * divides every m_i and b_i > z' for every rank with data,
- * T = (b - z - 1 + z')(alpha + B beta), z' = floor(z / q) (section 2.3);
- * regular blocks with B = m' give (p-1)(alpha + m' beta), the linear ring;
- * one rank with data (z = p - 1) gives (b_0 + p - 2)(alpha + B beta), the
- * linear broadcast pipeline.
+ * Cost: message k on the link out of position x starts when message k-1
+ * there has ended and its block has arrived; the time is the longest chain.
+ * With C_x = b_x alpha + m_x beta and tau = alpha + min(B, m_max) beta,
+ *   T = sum_x C_x + max over runs I of at most p - 2 consecutive positions
+ *       and the position e just after I of (|I| tau - sum_{x in I} C_x - C_e)
+ * (one pass, a maximum subarray).  When B divides every m_i and b_i > z'
+ * for every rank with data, T = (b - z - 1 + z')(alpha + B beta), z' =
+ * floor(z / q) (2.3); regular blocks give the linear ring, (p-1)(alpha +
+ * m' beta), z = p - 1 the linear pipeline, (b_0 + p - 2)(alpha + B beta).
+ * The cost is that of the ring in use, on the model without node links.
+ * Scratch: none; building takes p + 3 nodes + 1 ints and nodes sizes.
+ * Restrictions: none (any p, counts, displacements, placement, in place).
+ * Parameter block (bytes, default 0 = automatic, 0..2^40).
  *
- * The cost is that of the ring order in use (the node order on several
- * nodes), on the model without node interfaces.  The replay with a node
- * map (model/replay.c) shows what the node order spares: with the
- * harness's irregular counts (every third rank empty) at p = 96, ppn 8,
- * 1 MiB, the flat spread takes 2.5 times as long on block placement and
- * 7.7 times on cyclic placement.
- *
- * Scratch: none; the ring order, p + 3 nodes + 1 ints and nodes sizes,
- * while building (the cost function too).  Restrictions: none (any p,
- * counts, displacements, placement, in place).  Parameter block (bytes,
- * default 0 = automatic, 0..2^40).
- *
- * Worked example, p = 5, B = 2, m = (5, 0, 0, 2, 0) bytes: q = 2, ranks 0
- * and 3 take positions 0 and 2, the empty ranks 1, 2, 4 positions 1, 3, 4:
- * ring 0 -> 1 -> 3 -> 2 -> 4 -> 0.  Rank 0 has blocks a0 a1 a2 (2, 2, 1
- * bytes), rank 3 block d0.  Streams: 0->1 a0 a1 a2 d0; 1->3 a0 a1 a2;
- * 3->2 d0 a0 a1 a2; 2->4 d0 a0 a1 a2; 4->0 d0.  In rounds: 3 sends d0 in
- * round 1 while 0 sends a0; 2 forwards d0 in round 2, 4 in round 3, 0 in
- * round 4 after its own blocks; a2 leaves 0 in round 3 and reaches 4 in
- * round 6 = b - min b_i = 7 - 1.
- * On nodes: p = 6 on nodes of 2, cyclic ({0, 3}, {1, 4}, {2, 5}), m
- * half full (2c, 0, 2c, 0, 2c, 0): every node has data, so the nodes keep
- * their order; inside node {0, 3} rank 0 takes the last slot, inside
- * {1, 4} rank 1 is empty and goes first, inside {2, 5} rank 2 goes last:
- * ring 3 0 1 4 5 2, crossing nodes only at 0 -> 1, 4 -> 5 and 2 -> 3, and
- * each of those senders has data.  The flat spread would give 0 1 2 3 4 5,
- * crossing nodes on every edge.
+ * Worked example, p = 5, B = 2, m = (5, 0, 0, 2, 0) bytes: q = 2; ranks 0
+ * and 3 take positions 0 and 2: ring 0 -> 1 -> 3 -> 2 -> 4 -> 0.  Rank 0
+ * has blocks a0 a1 a2 (2, 2, 1 bytes), rank 3 d0.  Links: 0->1 a0 a1 a2 d0;
+ * 1->3 a0 a1 a2; 3->2 d0 a0 a1 a2; 2->4 d0 a0 a1 a2; 4->0 d0.  a2 leaves 0
+ * in round 3 and reaches 4 in round 6 = b - min b_i = 7 - 1.  On nodes of 2,
+ * p = 6 cyclic ({0, 3}, {1, 4}, {2, 5}), m = (2c, 0, 2c, 0, 2c, 0): every
+ * node has data, so nodes keep their order and each one's rank with data
+ * goes last: ring 3 0 1 4 5 2, crossing nodes at 0 -> 1, 4 -> 5 and 2 -> 3,
+ * each sender with data; the flat spread 0 1 2 3 4 5 crosses every edge.
  */
 #include "algo.h"
 
@@ -198,7 +148,17 @@ static void spread(const size_t *size, const int *items, int n, int mirror,
 }
 
 /* On several nodes: the nodes spread as a whole, each node's ranks spread
- * mirrored inside it (the opening note). */
+ * mirrored inside it (the opening note, step 2).  Node order first rather
+ * than the flat spread: the flat spread puts ranks of different nodes next
+ * to each other (on consecutive nodes too, as soon as some rank is empty),
+ * so several ranks of a node would send over its network link in one
+ * round, a bandwidth loss on every round for large data; the zero spread
+ * only saves z' rounds of latency, and the two-level spread keeps most of
+ * that (gaps of about z_j / q_j inside a node, whole empty nodes between
+ * nodes with data).  Without empty ranks each node keeps its ranks in rank
+ * order, so on consecutive nodes the ring is 0, 1, ..., p-1 as without a
+ * node map; with empty ranks on consecutive nodes it differs from the flat
+ * spread on purpose.  On one node the flat spread is used. */
 static void node_spread(const ch4coll_args_t *a, int *order, int *work,
                         size_t *has)
 {
@@ -361,7 +321,9 @@ static void run_ring(ring_t *g, const int *order, int x)
     }
 }
 
-/* Piece c on tag c mod WINDOW. */
+/* Piece c on tag c mod WINDOW.  Receive k waits for receive k-2 and send k
+ * for send k-2, so at most two receives and two sends are in flight and
+ * messages with one tag are issued in order on both sides. */
 int ch4coll_ntags_allgatherv_pipelined_ring(const ch4coll_args_t *a,
                                             const int64_t *params)
 {

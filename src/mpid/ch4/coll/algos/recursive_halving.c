@@ -24,9 +24,8 @@
  * With r > 0 the units are uneven (new ranks below r own two blocks), so
  * the kept halves are too; the cost function charges every halving step
  * with its widest kept range, e.g. p = 96: 64, 32, ..., 2 blocks, 126/96 n
- * instead of 63/64 n (it is 4% above the replay there, where the widest
- * ranges do not all lie on one rank's path), and irregular blocks by
- * their bytes.
+ * instead of 63/64 n (an upper bound: the widest ranges need not all lie
+ * on one rank's path), and irregular blocks by their bytes.
  * Scratch: the whole vector plus the larger half (2 n elements).
  * Restrictions: commutative ops (the halves are folded in partner order,
  * not rank order); any p; zero-size blocks and ranges are skipped on both

@@ -37,7 +37,7 @@
  * takes the first, largest range of each width).  With fewer elements than
  * segments only the first n segments hold data and the gather steps of
  * wider ranges carry nothing (exact for root 0; a root elsewhere routes
- * the few non-empty segments over more hops, up to 1.6 times that).
+ * the few non-empty segments over more hops: doc/algorithms.md).
  * Non-commutative ops pay an extra copy of each kept half whose partner is
  * above (the result is formed in scratch and copied back).
  * Scratch: the root works in its receive buffer, the other ranks in one

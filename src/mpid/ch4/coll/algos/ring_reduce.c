@@ -3,111 +3,62 @@
  * reduce_scatter_block, for commutative ops.
  *
  * Source: Rabenseifner & Adamidis section 3.7 ("Ring"): a reduce_scatter in
- * p - 1 ring steps in which every process "computes all reduction
- * operations for its own chunk of the result vector", completed for
- * allreduce by a ring allgather ("each process sends its chunk of the result
- * vector around the ring to the right (rank + 1) until its left neighbour
- * has received it after p - 1 steps") and for reduce by "all processes send
- * their result segment directly to root".  The paper's reduce_scatter
- * exchanges with rank +- i; here every step talks to the two ring
- * neighbours only, so each segment's partial result travels around the
- * ring and is folded once at every rank.
+ * p - 1 ring steps, completed for allreduce by a ring allgather and for
+ * reduce by "all processes send their result segment directly to root".
+ * The paper exchanges with rank +- i; here every step talks to the two ring
+ * neighbours only, so each segment's partial travels round the ring and is
+ * folded once at every rank.  Ring order as in ring.c: with a node map
+ * whose nodes are not consecutive, the ranks sorted by (node, rank) (NEC
+ * MPI/SX section 4.2, Traeff et al. Figure 1), one inter-node segment per
+ * node and step; the rank at position x still owns segment (block)
+ * order[x], its own: only the fold order changes.
  *
- * Ring order: position x holds rank x, or with a node map whose nodes are
- * not consecutive (args.loc) the x-th rank sorted by (node, rank)
- * (topo/nodes.h), as the allgather rings do (ring.c).  NEC
- * MPI/SX section 4.2 orders its ring "according to their node identity,
- * which ensures that exactly one process on each node receives data from
- * another node and exactly one process on each node sends data to another
- * node"; Traeff et al. Figure 1 re-rank the processes the same way.  The
- * rank-order ring on a cyclic placement crosses nodes on every edge, so a
- * node's network interface carries ppn segments per step instead of one.
- * Only who talks to whom changes: the rank at position x owns segment
- * (block) order[x], which is its own rank, so results land where MPI says.
- * The fold order changes, so the node order is taken only for a
- * commutative op (the only kind these rings accept); with consecutive
- * nodes, or none, the two orders are the same and so are the schedules.
+ * Steps (rank r at position x; "segment y" is that of position y, mod p;
+ * allreduce and reduce cut the n elements into p balanced segments, the
+ * first n mod p one element longer, reduce_scatter uses the call's blocks):
+ *   1. reduce-scatter, k = 0..p-2: send the partial of segment x-k-1 to
+ *      position x+1 (k = 0: the input), receive the partial of segment
+ *      x-k-2 from x-1 and fold my input into it.  Then r holds segment r.
+ *   2. allreduce: ring allgather, k = 0..p-2: send segment x-k to x+1,
+ *      receive segment x-k-1 from x-1 into place.  reduce: every rank but
+ *      the root sends segment r to the root.  reduce_scatter: nothing.
+ * Partials land in the receive buffer where it has room and does not hold
+ * the input, else in two alternating scratch slots; the received buffer
+ * becomes the accumulator (input op partial): the input is never copied.
  *
- * Segments: allreduce and reduce cut the vector of n elements into p
- * balanced segments (the first n mod p one element longer, empty ones when
- * n < p); reduce_scatter(_block) uses the blocks of the call.
- *
- * Steps (rank r at position x; "segment y" is the segment of the rank at
- * position y, positions mod p):
- *   1. reduce-scatter, step k = 0..p-2: send the partial result of segment
- *      x-k-1 to position x+1 (at k = 0 straight from the input), receive
- *      the partial of segment x-k-2 from position x-1 and fold my input
- *      into it.  After step p-2 rank r holds segment r reduced over all
- *      ranks.
- *   2. allreduce: ring allgather, step k = 0..p-2: send segment x-k to
- *      position x+1, receive segment x-k-1 from x-1 straight into place.
- *      reduce: every rank but the root sends segment r to the root, which
- *      receives it straight into place.
- *      reduce_scatter: nothing; segment r is rank r's block.
- * Partials are received into the receive buffer where it has room and does
- * not hold the input (allreduce and the reduce root, not in place), else
- * into two scratch slots used alternately; the received buffer becomes the
- * accumulator (partial = input op partial), so the input is never copied.
- *
- * Cost (n bytes in all, balanced segments of s = n/p bytes, no chunk):
+ * Cost (n bytes, balanced segments of s = n/p bytes, no chunk):
  *   allreduce       2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
  *                   (the paper's T_all,ring)
  *   reduce          (p-1)(alpha + alpha_uni) + (p-1)/p n (beta + beta_uni)
  *                   + (p-1)/p n gamma          (the paper's T_red,ring)
  *   reduce_scatter  (p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma,
- * all exact on the model (alpha_uni = alpha, beta_uni = beta; the largest
- * segment sets the pace).  With n < p only n segments hold data: reduce's
- * root then receives n segments (n - 1 if its own is one of them).
- * Irregular blocks: the slowest block's journey round the ring, (p - 1)
- * hops, or the load of a link or CPU (every block but one), whichever is
- * longer.  With a chunk, segments of s bytes travel in q pieces of c
- * bytes, and a reduce-scatter step lasts
- *     D = max(q alpha + s beta, s gamma, alpha + c beta + c gamma)
- * (link, CPU, or one piece's latency), the first step one piece's latency
- * plus the rest at the slower of link and CPU: (p-2) D + alpha + c (beta
- * + gamma) + max((q-1) alpha + (s-c) beta, (s-c) gamma); the allgather
- * (or the root's gather) adds (p-1)(q alpha + s beta).  Within 3% of the
- * replay for p >= 24, 12% at p = 5 with large chunks (the phases overlap).
- * The costs are those of the model without nodes; the node order keeps
- * them on any placement (one inter-node message per node and step).
- * Scratch: none for allreduce and the reduce root when not in place; else
- * two slots of the largest segment (block).  The node order takes p +
- * nodes + 1 ints while building.
+ * exact on the model (alpha_uni = alpha, beta_uni = beta); with n < p the
+ * reduce root receives only the non-empty segments.  Irregular blocks: the
+ * slowest block's p - 1 hops, or the load of a link or CPU (every block but
+ * one), whichever is longer.  With a chunk, q pieces of c bytes a segment,
+ * a reduce-scatter step lasts D = max(q alpha + s beta, s gamma, alpha +
+ * c beta + c gamma) (link, CPU, one piece's latency); the phase takes
+ * (p-2) D + alpha + c (beta + gamma) + max((q-1) alpha + (s-c) beta,
+ * (s-c) gamma), and the allgather (or gather) adds (p-1)(q alpha + s beta).
+ * The node order keeps these costs on any placement.  Scratch: none for
+ * allreduce and the reduce root when not in place; else two slots of the
+ * largest segment.  Building: p + nodes + 1 ints.
+ * Restrictions: commutative ops only (segment j is folded in ring order
+ * j+1, ..., p-1, 0, ..., j); any p, any count (empty segments and pieces
+ * skipped on both sides), any root, MPI_IN_PLACE.
+ * Parameter chunk (bytes, default 0 = off, 0..2^40), for all four: each
+ * segment pipelined in pieces of at most chunk bytes (at least one element,
+ * at most 2^20 pieces a segment).
  *
- * Restrictions: commutative ops only - segment j is folded in ring order
- * j+1, j+2, ..., p-1, 0, ..., j, which is rank order only for one segment
- * (along the node order, in general for none).
- * Any p, any count (zero-size segments and chunks are skipped on both
- * sides), any root, MPI_IN_PLACE.
- *
- * Parameter chunk (bytes, default 0 = off, 0..2^40): pipeline each segment
- * in pieces of at most chunk bytes of data (at least one element), so that
- * a rank forwards the first piece of a segment while the next is still
- * arriving.  Same meaning for all four builders.  A segment is cut into
- * at most 2^20 pieces (a smaller chunk is raised accordingly).
- *
- * Tags and order: reduce-scatter step k uses tag k, allgather step k tag
- * p-1+k, the reduce gather tag p-1.  Pieces of one step go to the same
- * neighbour with the same tag, so both their sends and their receives are
- * chained (each waits for the previous piece): they are issued in piece
- * order on both sides.  Rendezvous cannot deadlock: a reduce-scatter
- * receive waits only for earlier pieces and for the send that emptied its
- * slot piece, both of smaller (step, piece); a receive of the allgather or
- * gather waits for the reduce-scatter send of the same segment, whose
- * matching receive waits for nothing of the second phase.
- *
- * Worked example, allreduce p = 3, n = 7 (segments 0..2 = 3, 2, 2
- * elements) at rank 1: reduce-scatter step 0 sends its input of segment 0
- * to rank 2 and receives rank 0's input of segment 2, folding in its own
- * (d0 + d1 on segment 2); step 1 forwards that to rank 2 and receives rank
- * 0's partial of segment 1 (d2 + d0), folding: segment 1 is complete.
- * Allgather step 0 sends segment 1 to rank 2 and receives segment 0 from
- * rank 0; step 1 forwards segment 0 and receives segment 2.
- * On a node map, p = 5 cyclic on 2 nodes ({0, 2, 4}, {1, 3}): ring
- * 0 2 4 1 3.  Rank 4 (position 2) sends to rank 1 and receives from rank
- * 2; its reduce-scatter sends the partials of segments 2, 0, 3, 1 and
- * folds 0, 3, 1, 4, ending with its own segment 4.  Only 4 -> 1 and 3 -> 0
- * cross nodes, where the rank-order ring crosses on all five edges.
+ * Worked example, allreduce p = 3, n = 7 (segments of 3, 2, 2 elements) at
+ * rank 1: step 0 sends its input of segment 0 to rank 2 and receives rank
+ * 0's input of segment 2, folding (d0 + d1); step 1 forwards that and gets
+ * rank 0's partial of segment 1 (d2 + d0), folding: segment 1 is complete.
+ * Allgather: sends segment 1, gets 0; forwards 0, gets 2.  Node map, p = 5
+ * cyclic on 2 nodes ({0, 2, 4}, {1, 3}): ring 0 2 4 1 3; rank 4 (position
+ * 2) sends to 1, receives from 2, sends the partials of segments 2, 0, 3, 1
+ * and folds 0, 3, 1, 4.  Only 4 -> 1 and 3 -> 0 cross nodes, where the
+ * rank-order ring crosses on all five edges.
  */
 #include "algo.h"
 
@@ -485,7 +436,14 @@ static void ring_fini(ring_t *g)
 }
 
 /* Step k of the reduce-scatter on tag k; allreduce's allgather steps on
- * p - 1 + k, reduce's gather on p - 1. */
+ * p - 1 + k, reduce's gather on p - 1.  Pieces of one step go to the same
+ * neighbour with the same tag, so both their sends and their receives are
+ * chained (each waits for the previous piece): they are issued in piece
+ * order on both sides.  Rendezvous cannot deadlock: a reduce-scatter
+ * receive waits only for earlier pieces and for the send that emptied its
+ * slot piece, both of smaller (step, piece); a receive of the allgather or
+ * gather waits for the reduce-scatter send of the same segment, whose
+ * matching receive waits for nothing of the second phase. */
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *a, const int64_t *params)
 {
     int p = a->size;

@@ -3,10 +3,10 @@
  *
  * Source: NEC MPI/SX section 3.3 and BlueGene/L section 3.1 ("for long
  * messages [MPICH2] performs a binomial tree scatter followed by an
- * allgather"), after Barnett, Shuler, van de Geijn et al.: cutting the
- * message into p pieces lets every link carry about n/p bytes per step, so
- * the bandwidth term drops from ceil(lg p) n beta (binomial tree) to about
- * 2 n beta.
+ * allgather"), after Barnett, Shuler, van de Geijn et al. (InterCom):
+ * cutting the message into p pieces lets every link carry about n/p bytes
+ * per step, so the bandwidth term drops from ceil(lg p) n beta (binomial
+ * tree) to about 2 n beta.
  *
  * Pieces: the n bytes are cut into p balanced pieces, piece i of
  * floor(n/p) or ceil(n/p) bytes at offset i floor(n/p) + min(i, n mod p),
@@ -20,38 +20,28 @@
  * Step 2a, ring allgather (scatter_ring_allgather): step k = 0..p-2 sends
  *   piece vr - k to vr + 1 and receives piece vr - k - 1 from vr - 1.  A
  *   piece the receiver already holds from the scatter (its own subtree) is
- *   neither sent nor received, so the ring moves n - (subtree bytes) into
- *   each rank.  The sends to the right neighbour form a chain (each waits
- *   for the previous one), so one tag keeps them in step order.
+ *   neither sent nor received.  The sends to the right neighbour are
+ *   chained, so one tag keeps them in step order.
  *   (p-1) alpha + (p-1)/p n beta.
  * Step 2b, doubling allgather (scatter_rd_allgather), any p: before step i
  *   (distance d = 2^i) rank vr holds the pieces [vr, vr + L) with
- *   L = min(p, max(span(vr), d)) - its subtree, or d pieces, whichever is
- *   more.  It receives [vr + L, vr + min(p, 2d)) from vr + d, which holds at
- *   least [vr + d, vr + 2d), and sends vr - d the pieces that rank lacks.
- *   Ranges are taken mod p; a range that wraps past piece p-1 travels as
- *   two messages (tags 1 and 2).  Dissemination pattern: no power-of-two
- *   fix-up, ceil(lg p) steps, no final rotation since pieces are received in
- *   place.  ceil(lg p) (alpha .. 2 alpha) + (p-1)/p n beta.  A rank's sends
- *   go out one at a time, its scatter sends first, then step by step (each
- *   waits for the previous one): a rank whose subtree already holds the
- *   pieces of several steps (the root holds all) would otherwise book its
- *   partners' receive ports for a late step's large message before they
- *   have their scatter data or their earlier, smaller messages (on the
- *   model, p = 128 took 3.4 times the contention-free time; now 1.05).
- * T(ring) = (ceil(lg p) + p - 1) alpha + 2 (p-1)/p n beta, exactly on the
+ *   L = min(p, max(span(vr), d)).  It receives [vr + L, vr + min(p, 2d))
+ *   from vr + d, which holds at least [vr + d, vr + 2d), and sends vr - d
+ *   the pieces that rank lacks.  Ranges are taken mod p; one that wraps
+ *   past piece p-1 travels as two messages.  No power-of-two fix-up, no
+ *   final rotation.  A rank's sends go out one at a time, its scatter sends
+ *   first, so that a rank holding the pieces of several steps does not book
+ *   its partners' receive ports for a late, large message too early.
+ *   ceil(lg p) (alpha .. 2 alpha) + (p-1)/p n beta.
+ * T(ring) = (ceil(lg p) + p - 1) alpha + 2 (p-1)/p n beta, exact on the
  *   model for n >= p (the ring passes the pieces on as they arrive).
  * T(rd)   = 2 ceil(lg p) alpha (at most 3 ceil(lg p)) + 2 (p-1)/p n beta
- *   without contention: within 5% of the replay for p = 2^k and 2^k - 1,
- *   8% for 2^k + 1.  Otherwise the model's first-come ports still let
- *   messages of the last two steps meet out of step order, which costs
- *   about alpha + 2.75 R/p n beta more, R = p - p' the pieces of the last
- *   step (p' = 2^floor(lg p); measured on the replay, p = 12 .. 192 with
- *   2 <= R <= p' - 2).  The cost function adds that term: within 7% of
- *   the replay for p = 12, 24, 48, 96, 100, 112, 192 (1 MiB and 8 bytes),
- *   15% high at p = 61, 20-27% off at p = 5, 6.
+ *   without contention; when the last step is neither nearly empty nor
+ *   nearly full (2 <= R <= p' - 2, R = p - p' its pieces, p' =
+ *   2^floor(lg p)) the messages of the last two steps meet out of order at
+ *   the first-come ports, and the cost adds alpha + 2.75 R/p n beta, a term
+ *   fitted on the replay (doc/algorithms.md).
  * No scratch: everything lands in the receive buffer.
- *
  * Restrictions: none; any p, any count (count 0 is a no-op), any root.
  * Tags: 0 scatter, 1 ring / first segment, 2 second segment.
  *

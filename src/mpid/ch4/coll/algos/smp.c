@@ -7,95 +7,74 @@
  * share (node groups, pieces, tags, the inner steps, the cost skeleton).
  *
  * Source: NEC MPI/SX (seeds/nec-mpisx-collectives.txt).  Section 2: nodes
- * are shared-memory SMPs; messages inside a node are cheaper than those
- * crossing the switch.  3.3: bcast trees "across nodes, not MPI processes,
- * with an arbitrary process chosen as local root on each node".  3.4:
- * reduce the same way inverted; allreduce as a reduction followed by a
- * broadcast, reduce_scatter as a reduction followed by a scatter.  3.5 and
- * Table 2: these collectives decompose into an intra-node ("-single") and
- * an inter-node ("-node") algorithm; "for large m pipelining is employed
- * in all steps".  4.1/4.2: processes taken in node order; allgather as
- * gather + allgather of node blocks + bcast.
+ * are shared-memory SMPs, messages inside a node cheaper than across the
+ * switch.  3.3: bcast trees "across nodes, not MPI processes, with an
+ * arbitrary process chosen as local root on each node"; 3.4: reduce the
+ * same way inverted, allreduce as reduce + bcast, reduce_scatter as reduce
+ * + scatter; 3.5 and Table 2: an intra-node ("-single") and an inter-node
+ * ("-node") algorithm, "for large m pipelining is employed in all steps";
+ * 4.1/4.2: processes in node order, allgather as gather + allgather of
+ * node blocks + bcast.
  *
  * Steps.  Node j: its ranks in rank order (ch4coll_node_order); its leader
- * is the lowest of them, for bcast and reduce the root on the root's node.
- * Steps 1 and 3 run ch4coll_{reduce,bcast,gather}_binomial through a view
- * of the schedule (sched.h) on the node's ranks, rooted at the leader;
- * reduce_binomial folds in rank order for any op and counts elements of
- * the call's type, so gaps are never moved.  The barrier's fan-in/out and
- * the scatter are written here.  Step 2 runs the algorithm args->subselect
- * picks for the leaders' call: an inner args with size = nodes, rank =
- * node index, root = the root's node, the call's element, op and
- * commutativity, loc and subselect NULL, v-arrays built here.  If there is
- * none or it does not apply: dissemination, binomial (bcast, reduce),
- * butterfly (allreduce), ring (allgatherv), pairwise (reduce_scatter).
- * A rank's step 3 waits for its step 2 (leaders) or its step 1, whose
- * buffers it overwrites; in bcast the root's too, since its step 2 sends
- * lead to all the other nodes and its own node's do not.
+ * is the lowest, for bcast and reduce the root on the root's node.  Steps 1
+ * and 3 run ch4coll_{reduce,bcast,gather}_binomial through a view of the
+ * schedule (sched.h) on the node's ranks, rooted at the leader (the reduce
+ * folds in rank order for any op, in elements of the call's type); the
+ * barrier's fan-in/out and the scatter are written here.  Step 2 runs the
+ * algorithm args->subselect picks for the leaders: inner args with size =
+ * nodes, rank = node index, root = the root's node, the call's element, op
+ * and commutativity, loc and subselect NULL, v-arrays built here; if none
+ * applies: dissemination, binomial (bcast, reduce), butterfly (allreduce),
+ * ring (allgatherv), pairwise (reduce_scatter).  A rank's step 3 waits for
+ * its step 2 (leaders) or step 1, whose buffers it overwrites; in bcast the
+ * root's too, since its step-2 sends leave its own node out.
  *
- * Layout.  allgather and reduce_scatter need each node's blocks contiguous.
- * With consecutive nodes and one piece the rank layout is already sorted
- * by node and the user buffers are used directly.  Otherwise every rank
- * works in scratch P in node order (position i = rank order[i]):
- * allgather gathers into P and, after step 3, copies P to its receive
- * buffer in runs; reduce_scatter first copies its input into P in runs.
- * Rank order of reductions: step 1 in rank order inside a node, step 2 in
- * node order, which is rank order when the nodes are consecutive; hence
- * CH4COLL_R_ORDERED.
+ * Layout.  allgather and reduce_scatter need each node's blocks together:
+ * with consecutive nodes and one piece the user buffers serve; otherwise
+ * every rank works in scratch P in node order (position i = rank order[i]),
+ * allgather copying P to its receive buffer in runs after step 3,
+ * reduce_scatter copying its input into P in runs first.  Reductions fold
+ * in rank order inside a node and in node order among leaders, which is
+ * rank order when nodes are consecutive; hence CH4COLL_R_ORDERED.
  *
  * Pipelining (parameter chunk).  The vector is cut into K pieces of whole
- * elements, at most 64 (the piece grows if needed).  bcast, reduce and
- * allreduce cut the message into pieces of chunk bytes.  allgather and
- * reduce_scatter(_block) cut every rank's block at the same offsets, chunk
- * / p bytes of each: a piece carries about chunk bytes of the whole vector
- * and is spread over all nodes.  Piece k's step 2 waits only for piece k's
- * step 1 (ch4coll_sched_join), its step 3 for its step 2, and each step
- * also for the same step of piece k - 1, so every step takes the pieces
- * one at a time, in order: with all pieces at once, the root's step-2
- * sends of every piece would queue ahead of any piece's later ones.  No
- * pipelining when every node has one rank (nothing to overlap).
- *
- * Tags.  Steps 1 and 3 of piece k use k (t1 + t3) + [0, t1) and + [t1,
- * t1 + t3), t1 and t3 fixed per collective (the binomial builders' ntags,
- * checked when their view is popped); step 2 of piece k the tags after all
- * of those, as many as the registry row's ntags gives for its shape
- * (ch4coll_algo_ntags, a pure function: ranks that are not leaders reserve
- * them without building), so that every rank declares the same total; a
- * leader's build that declares another count is refused.
+ * elements, at most 64.  bcast, reduce and allreduce cut the message into
+ * pieces of chunk bytes; allgather and reduce_scatter(_block) cut every
+ * rank's block at the same offsets, chunk / p bytes of each.  Piece k's
+ * step 2 waits for its step 1 only (ch4coll_sched_join), its step 3 for its
+ * step 2, and every step for the same step of piece k - 1, so each step
+ * takes the pieces in order.  No pipelining with one rank per node.
+ * Tags: steps 1 and 3 of piece k use k (t1 + t3) + [0, t1) and [t1,
+ * t1 + t3) (the binomial builders' ntags); step 2 the tags after all of
+ * those, as many as ch4coll_algo_ntags gives for its shape (pure: ranks that
+ * are not leaders reserve them without building); a leader's build that
+ * declares another count is refused.
  *
  * Cost (alpha, beta between nodes; alpha' = alpha_node, beta' = beta_node
- * inside; gamma; q = ranks of the largest node, B = bytes of a piece,
- * lg = ceil(lg)):
- *   T1, T3  the binomial builders' cost functions on q ranks with (alpha',
- *           beta'): reduce lg q (alpha' + B beta' + B gamma), bcast lg q
- *           (alpha' + B beta') (allgather: p B), gather lg q alpha' +
- *           (q-1) B beta'; barrier lg q alpha' each way; scatter: the
- *           slowest node's (ranks - 1) alpha' + (its bytes - leader's)
- *           beta'.  reduce also takes the root's node (one more message
- *           when its root is not its lowest rank and the op does not
- *           commute).
- *   T2      the chosen algorithm's own cost function on the inner args
- *           with (alpha, beta).
- *   T       = T1 + T2 + T3 of piece 0 (the fill), plus per further piece
- *           the period: the slowest of T1, T2, T3 and of the leader's send
- *           port, receive port and CPU, which serve all three steps (its
- *           share of step 1 and 3 above; of step 2, T2 with gamma = 0 on
- *           both ports and the rest on the CPU).  K equal pieces:
- *           T = T1 + T2 + T3 + (K - 1) period.  K = 1: T1 + T2 + T3.  One
- *           rank per node: T = T2.
- * Scratch: reduce: count elements at leaders that are not the root;
- * allreduce, bcast, barrier: none; allgather: p n bytes at every rank
- * when packed; reduce_scatter: the whole vector (N elements) at every rank
- * when packed (always in place: only the rank's own block of the receive
- * buffer may change), else at the leader; plus the binomial and
- * step-2 builders' own.  Building takes 2p + 3 nodes + 1 ints and 2p +
- * 2 nodes + 1 sizes.
- *
+ * inside; q = ranks of the largest node, B = bytes of a piece, lg = ceil
+ * lg): T1, T3 are the binomial cost functions on q ranks with (alpha',
+ * beta'): reduce lg q (alpha' + B beta' + B gamma), bcast lg q (alpha' +
+ * B beta') (allgather: p B), gather lg q alpha' + (q-1) B beta', barrier
+ * lg q alpha' each way, scatter the slowest node's (ranks - 1) alpha' +
+ * (its bytes - leader's) beta'; reduce also takes the root's node.  T2 is
+ * the chosen algorithm's cost on the inner args with (alpha, beta).
+ *   T = T1 + T2 + T3 + (K - 1) period,
+ * the period being the slowest of T1, T2, T3 and of the leader's send port,
+ * receive port and CPU, which serve all three steps (its share of steps 1
+ * and 3 above; of step 2, T2 with gamma = 0 on both ports and the rest on
+ * the CPU).  One rank per node: T = T2.
+ * Scratch: reduce: count elements at non-root leaders; allreduce, bcast,
+ * barrier: none; allgather: p n bytes at every rank when packed;
+ * reduce_scatter: N elements at every rank when packed (always in place),
+ * else at the leader; plus the inner builders' own, for at most
+ * CH4COLL_SMP_RING pieces at once.  Building: 2p + 3 nodes + 1 ints and
+ * 2p + 2 nodes + 1 sizes.
  * Restrictions: CH4COLL_R_NODES (1 < nodes < p) as a selection rule; the
- * builders work on any placement (one node; one rank per node, where
- * steps 1 and 3 are local copies), any root, uneven nodes, in place, zero
- * counts.  Reductions: CH4COLL_R_ORDERED.  Parameters: chunk, bytes per
- * pipeline piece, default 262144, 0 = one piece (barrier: none).
+ * builders take any placement (one node; one rank per node, where steps 1
+ * and 3 are local copies), root, node sizes, in place, zero counts.
+ * Parameter chunk (0 .. 2^40): bytes per piece, 0 = one piece; default
+ * 262144, bcast and allgather 0 (registry.c); barrier: none.
  */
 #include "smp.h"
 

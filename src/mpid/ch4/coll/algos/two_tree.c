@@ -2,69 +2,49 @@
  * two_tree.c - broadcast down two binary trees at once, each carrying half
  * of the message, so that every rank forwards about as much as it gets.
  *
- * Source: P. Sanders, J. Speck, J. L. Traeff, "Two-tree algorithms for
- * full bandwidth broadcast, reduction and scan", Parallel Computing 35
- * (2009): the message is split in two halves, each pipelined down one of
- * two binary trees over the non-root ranks such that every interior node of
- * one tree is a leaf of the other; the trees' edges are coloured with two
- * colours so that in every step each rank receives one block and sends one
- * block.  (Built from the paper's published idea; section numbers not
- * checked against the text.)
+ * Source: Sanders, Speck and Traeff 2009 (two-tree algorithms): the
+ * message is split in two halves, each pipelined down one of two binary
+ * trees over the non-root ranks in which every interior node of one tree
+ * is a leaf of the other; the edges are coloured with two colours so that
+ * in every step each rank receives one block and sends one.  (Built from
+ * the paper's idea; section numbers not checked against the text.)
  *
  * Trees.  The non-root ranks are positions x = vr - 1 = 0..m-1, m = p - 1,
  * vr = (rank - root) mod p.  T1 is an in-order tree over [0, m): a range
- * [lo, lo + len) with lo even has its top at lo (len 1) or at lo + l1,
- * l1 = floor((len - 1)/2) raised to odd, above the subranges [lo, top) and
- * [top + 1, lo + len), which again start at even positions.  So T1's leaves
- * are the even positions and its interior nodes the odd ones, and its depth
- * is floor(lg m).  T2 is T1 shifted by one: position x sits in T2 where
- * x + 1 mod m sits in T1, so T2's interior nodes are the even positions
- * below m - 1: a rank is interior in at most one tree, and for odd m
- * position m - 1 is a leaf of both.  Half A (the first floor(n/2) bytes)
- * goes down T1, half B down T2; the root feeds both trees' roots.
+ * [lo, lo + len), lo even, has its top at lo (len 1) or at lo + l1, l1 =
+ * floor((len - 1)/2) raised to odd, over [lo, top) and [top + 1, lo + len).
+ * So T1's leaves are the even positions, its interior nodes the odd ones,
+ * its depth floor(lg m).  T2 is T1 shifted by one (x sits where x + 1 mod m
+ * sits in T1): its interior nodes are the even positions below m - 1, so a
+ * rank is interior in at most one tree (for odd m, position m - 1 in
+ * neither).  Half A (the first floor(n/2) bytes) goes down T1, half B down
+ * T2; the root feeds both trees' roots.
  *
- * Colours and steps.  Every position has two in-edges (one per tree) and
- * every sender at most two out-edges, so the edges form alternating paths
- * and even cycles and two colours suffice (Koenig); they are found by
- * walking each component (O(p log p) at build time, 2(p-1) bytes freed by
- * the builder).  The step schedule: the root sends chunk c of tree t in
- * step 2c + colour of its edge to t's root; a rank that gets chunk c of its
+ * Colours and steps.  Every position has one in-edge per tree and every
+ * sender at most two out-edges, so the edges form alternating paths and
+ * even cycles and two colours suffice (Koenig).  The root sends chunk c of
+ * tree t in step 2c + colour of its edge; a rank that gets chunk c of its
  * interior tree in step r + 2c forwards it to the child whose edge has the
- * other parity than r in step r + 2c + 1 and to the other child in step
- * r + 2c + 2.  In each step every rank then receives over at most one edge
- * (its in-edges differ in colour) and sends over at most one.
+ * other parity than r in step r + 2c + 1 and to the other in step
+ * r + 2c + 2.  Each step, every rank receives and sends at most once.  The
+ * DAG runs this self-timed: a rank's sends are chained, and the second
+ * child's send also waits for the other tree's chunk of step r + 2c + 1
+ * (relay()).
  *
- * The DAG runs this schedule self-timed: a rank's sends are chained (one in
- * flight, in step order); the first child's send waits for the chunk; the
- * second child's send also waits for the other tree's chunk that arrives in
- * step r + 2c + 1 (its clock), so that it does not reach the child while
- * that child is still receiving from its other parent: on the one-port
- * model (model/replay.c, first come first served) an early send would
- * hold the sender's port until the child is free and the schedule would
- * drift towards serialisation (p = 96, 1 MiB: 231 us; 274 us with sends
- * chained in tree order, 334 us with two sends in flight per child as in
- * pipelined_bintree.c).  Receives: chunk c of tree t is posted once chunk c - 2
- * has arrived; tag 2t + c mod 2, 4 tags.  So at most one send and four receives
- * per rank are in flight.
- *
- * Cost (tau = alpha + c beta, c the chunk, k_t chunks in half t, K = k_A +
- * k_B chunks in all): the root sends one chunk per step, and the last chunk
- * of tree t, sent in step s_t (about K - 1), reaches a position after one
- * step per edge to a first child and two per edge to a second child, d_t
- * steps down the deepest path (d_t <= 2 floor(lg m)):
+ * Cost (tau = alpha + c beta, c the chunk, K chunks in all): the root
+ * sends one chunk per step; the last chunk of tree t, sent in step s_t
+ * (about K - 1), takes one step per edge to a first child and two to a
+ * second, d_t steps down the deepest path (d_t <= 2 floor(lg m)):
  *   T = max_t (s_t + d_t) tau + tau_last,t  ~  (K + 2 lg p)(alpha + n beta / K)
- * against (2K + lg p)(alpha + n beta / K) for the pipelined binary tree:
- * for large n the time tends to n beta, and K = sqrt(2 lg p n beta / alpha)
- * is best.  The cost function evaluates the max over every position's path
- * (a lone child that lacks its clock chunk gets the chunk a step earlier).
- * p = 2: the root sends both halves to rank 1; p = 1 or n = 0: nothing.
- * Scratch: none (chunks land in place).  Any p, any root, any count (n = 1:
- * half A is empty and T1 idle).
+ * (the pipelined binary tree: (2K + lg p)(alpha + n beta / K)); for large n
+ * T tends to n beta, best at K = sqrt(2 lg p n beta / alpha).  The cost
+ * function takes the max over every position's path.  p = 2: the root
+ * sends both halves to rank 1; p = 1 or n = 0: nothing.
+ * Scratch: none (chunks land in place); colouring takes 2(p-1) bytes at
+ * build time, O(p log p).  Any p, root, count (n = 1: half A is empty).
  * Parameter: chunk (bytes, default 65536, 1 .. 2^40); at most 2^19 chunks
- * per half (2^20 in all; a smaller chunk is raised).  On the default model
- * (p = 16 .. 1024) 64 KiB is best at 1 MiB, 128 KiB at 16 MiB (1.20 to
- * 1.30 x the bound, against 1.33 to 1.38 with 64 KiB) and 256 KiB at
- * 64 MiB (1.10 to 1.15 x).
+ * per half (a smaller chunk is raised).  Tags 2t + c mod 2: at most one send
+ * and four receives per rank in flight.
  *
  * Worked example, p = 6, root 0, ranks 1..5 at positions 0..4.  T1: 4 ->
  * {2, 5}, 2 -> {1, 3}; T2: 3 -> {1, 4}, 1 -> {5, 2}; rank 5 is a leaf of
@@ -74,9 +54,8 @@
  *   2: root -> 4 A1, 4 -> 5 A0, 2 -> 3 A0, 3 -> 1 B0
  *   3: root -> 3 B1, 4 -> 2 A1, 2 -> 1 A0, 3 -> 4 B0, 1 -> 5 B0
  *   4: root -> 4 A2, 4 -> 5 A1, 2 -> 3 A1, 3 -> 1 B1, 1 -> 2 B0
- * and so on with period 2: no rank sends or receives twice in a step.  With
- * k chunks per half rank 2 has the last one in step 2(k - 1) + 4:
- * T = (2k + 3) tau = (K + 3) tau.
+ * and so on with period 2.  With k chunks per half rank 2 has the last in
+ * step 2(k - 1) + 4: T = (2k + 3) tau = (K + 3) tau.
  */
 #include "algo.h"
 
@@ -336,7 +315,13 @@ static int recv_rel(tt_t *g, int u, size_t c, long d)
  * step r + 2c (r = step[t]) and goes to the first child in step r + 2c + 1,
  * after it came; to the second child in step r + 2c + 2, after the chunk
  * of the other tree u that comes in step r + 2c + 1 (its chunk c + sh).
- * Receives are emitted in step order.
+ * That chunk is the rank's clock: without it the send could reach the
+ * child while the child still receives from its other parent, and on the
+ * one-port model (model/replay.c, first come first served) the early send
+ * would hold the sender's port until the child is free, so the schedule
+ * would drift towards serialisation.  Sends are chained (one in flight, in
+ * step order).  Receives are emitted in step order: chunk c of tree t once
+ * chunk c - WINDOW has arrived, on tag 2t + c mod WINDOW.
  */
 static void relay(tt_t *g)
 {
