@@ -83,12 +83,12 @@ static size_t chunk_bytes(size_t n, int64_t param)
 int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *a,
                                           const int64_t *params)
 {
-    size_t n = a->count;
+    size_t n = a->count, chunk;
 
     if (n == 0 || a->size == 1)
         return 1;
-    return (int) ((n + chunk_bytes(n, params[0]) - 1) /
-                  chunk_bytes(n, params[0]));
+    chunk = chunk_bytes(n, params[0]);
+    return (int) ((n + chunk - 1) / chunk);
 }
 
 /* Chunk c on tag c mod WINDOW. */
