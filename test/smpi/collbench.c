@@ -5,7 +5,7 @@
  * buffers from colldata.h).
  *
  * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-r ROOTS]
- *                  [-m MAXBYTES] [-L ALPHA,BETA]
+ *                  [-m MAXBYTES] [-g GAMMA] [-L ALPHA,BETA[,GAMMA[,O,E]]]
  *
  *   -c LIST    collectives, in this order (default all): allreduce, bcast,
  *              reduce, allgather, allgatherv, allgatherv:broadcast,
@@ -19,9 +19,17 @@
  *              depends on where it starts: one root would tune for it.
  *   -m BYTES   skip a cell whose largest buffer exceeds BYTES (default
  *              4 GiB; an int count or displacement must fit anyway)
- *   -L A,B     also print the lower bound of every cell on the
- *              alpha-beta model (alpha A s, beta B s/byte, gamma 0): rank
- *              0 asks ch4coll_model(), as ch4coll-info --model does
+ *   -g GAMMA   charge reductions: every reduction (ch4coll's, SMPI's
+ *              built-in algorithms', the same user function) takes GAMMA
+ *              seconds per byte of simulated time on the rank that
+ *              computes it (a commutative user op that sums the ints and
+ *              calls smpi_execute_flops; SMPI charges MPI_SUM nothing)
+ *   -L A,B[,G[,O,E]]  also print the lower bound of every cell on the
+ *              alpha-beta-gamma model (alpha A s, beta B s/byte, gamma G
+ *              s/byte, default 0): rank 0 asks ch4coll_model(), as
+ *              ch4coll-info --model does; a cell whose largest buffer is
+ *              below E bytes sends only eager messages, and each costs O
+ *              s more (the sender's and the receiver's overheads)
  *
  * A size means what ch4coll-info --model's bytes= means: per rank, MPI_INT
  * elements for the reductions (allreduce, reduce: the vector;
@@ -52,6 +60,7 @@
  * harness's own calls use PMPI_.
  */
 #include <mpi.h>
+#include <simgrid/host.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -178,6 +187,25 @@ static void cell_free(cell_t *c)
     free(c->displs);
 }
 
+/* MPI_SUM, or with -g the charged sum */
+static MPI_Op sum_op = MPI_SUM;
+static double gamma_charge;
+
+/* The charged sum (-g): unsigned adds (the shared buffers hold anything),
+ * then the simulated time of gamma seconds per byte on this rank's host. */
+static void charged_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const unsigned *a = in;
+    unsigned *b = inout;
+    int i;
+
+    (void) dt;
+    for (i = 0; i < *len; i++)
+        b[i] += a[i];
+    smpi_execute_flops(gamma_charge * (double) *len * sizeof(int) *
+                       sg_host_get_speed(sg_host_self()));
+}
+
 static int call(const bench_t *b, const cell_t *c)
 {
     MPI_Comm w = MPI_COMM_WORLD;
@@ -185,11 +213,11 @@ static int call(const bench_t *b, const cell_t *c)
 
     switch (b->kind) {
     case ALLREDUCE:
-        return MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, w);
+        return MPI_Allreduce(s, r, n, MPI_INT, sum_op, w);
     case BCAST:
         return MPI_Bcast(r, n, MPI_BYTE, c->root, w);
     case REDUCE:
-        return MPI_Reduce(s, r, n, MPI_INT, MPI_SUM, c->root, w);
+        return MPI_Reduce(s, r, n, MPI_INT, sum_op, c->root, w);
     case ALLGATHER:
         return MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, w);
     case ALLGATHERV:
@@ -198,7 +226,7 @@ static int call(const bench_t *b, const cell_t *c)
     case ALLTOALL:
         return MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, w);
     default:
-        return MPI_Reduce_scatter_block(s, r, n, MPI_INT, MPI_SUM, w);
+        return MPI_Reduce_scatter_block(s, r, n, MPI_INT, sum_op, w);
     }
 }
 
@@ -291,13 +319,15 @@ typedef struct {
     const bench_t *run[NBENCHES];
     int nrun, nsizes, iters, roots;
     size_t sizes[MAX_SIZES], max_bytes;
-    const char *model; /* -L "alpha,beta" or NULL */
+    const char *model; /* -L "alpha,beta[,gamma[,o,eager]]" or NULL */
+    double gamma;      /* -g: seconds per reduced byte, or 0 */
 } options_t;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: collbench [-c COLL,...] [-b BYTES,...] "
-                    "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-L ALPHA,BETA]\n");
+                    "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-g GAMMA] "
+                    "[-L ALPHA,BETA[,GAMMA[,O,E]]]\n");
     exit(2);
 }
 
@@ -344,7 +374,7 @@ static void parse(int argc, char **argv, options_t *o)
     for (i = 0; i < NBENCHES; i++)
         o->run[o->nrun++] = &benches[i];
     parse_sizes(o, "8,1024,65536,1048576");
-    while ((ch = getopt(argc, argv, "c:b:i:r:m:L:")) != -1) {
+    while ((ch = getopt(argc, argv, "c:b:i:r:m:g:L:")) != -1) {
         switch (ch) {
         case 'c':
             parse_colls(o, optarg);
@@ -361,6 +391,9 @@ static void parse(int argc, char **argv, options_t *o)
         case 'm':
             o->max_bytes = strtoull(optarg, NULL, 10);
             break;
+        case 'g':
+            o->gamma = strtod(optarg, NULL);
+            break;
         case 'L':
             o->model = optarg;
             break;
@@ -369,7 +402,7 @@ static void parse(int argc, char **argv, options_t *o)
         }
     }
     if (o->iters < 1 || o->roots < 1 || o->nrun < 1 || o->nsizes < 1 ||
-        optind != argc)
+        !(o->gamma >= 0) || optind != argc)
         usage();
 }
 
@@ -377,23 +410,24 @@ static void parse(int argc, char **argv, options_t *o)
 static void print_bounds(const options_t *o, int p)
 {
     static char out[1 << 16];
-    char spec[256], alpha[64], *at;
-    const char *beta = strchr(o->model, ',');
+    double alpha = 0, beta = 0, gamma = 0, over = 0, eager = 0;
+    char spec[256], *at;
     int i, k;
 
-    if (!beta || (size_t) (beta - o->model) >= sizeof alpha)
+    if (sscanf(o->model, "%lf,%lf,%lf,%lf,%lf", &alpha, &beta, &gamma, &over,
+               &eager) < 2)
         usage();
-    snprintf(alpha, sizeof alpha, "%.*s", (int) (beta - o->model), o->model);
     for (i = 0; i < o->nrun; i++) {
         const bench_t *b = o->run[i];
         const char *dist = strchr(b->name, ':');
         for (k = 0; k < o->nsizes; k++) {
+            size_t big = largest(b, p, o->sizes[k]);
+            double a = alpha + (big > 0 && (double) big < eager ? over : 0);
             snprintf(spec, sizeof spec,
-                     "coll=%.*s,p=%d,bytes=%zu,alpha=%s,beta=%s,gamma=0,"
+                     "coll=%.*s,p=%d,bytes=%zu,alpha=%.9g,beta=%.9g,gamma=%.9g,"
                      "replay=0%s%s",
-                     (int) strcspn(b->name, ":"), b->name, p, o->sizes[k],
-                     alpha, beta + 1, dist ? ",dist=" : "",
-                     dist ? dist + 1 : "");
+                     (int) strcspn(b->name, ":"), b->name, p, o->sizes[k], a,
+                     beta, gamma, dist ? ",dist=" : "", dist ? dist + 1 : "");
             at = ch4coll_model(spec, out, sizeof out) == 0
                      ? strstr(out, "lower bound ")
                      : NULL;
@@ -444,6 +478,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &e.size);
     cd_env_init(&e, 0);
     e.shared = 1;
+    if (o.gamma > 0) {
+        gamma_charge = o.gamma;
+        MPI_Op_create(charged_sum, 1, &sum_op);
+    }
     if (e.rank == 0)
         printf("collbench-start,p=%d\n", e.size);
     if (e.rank == 0 && o.model)
@@ -454,6 +492,8 @@ int main(int argc, char **argv)
         printf("collbench-done,%d failed\n", failed);
     fflush(stdout);
     cd_env_free(&e);
+    if (sum_op != MPI_SUM)
+        MPI_Op_free(&sum_op);
     MPI_Finalize();
     return failed != 0;
 }

@@ -12,6 +12,7 @@
 #include "sched/loop_run.h"
 #include "transport/loop.h"
 #include "select/select.h"
+#include "model/bounds.h"
 #include "model/replay.h"
 
 #define MOD  1000003
@@ -870,6 +871,20 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
         rc = -1;
     inst_close(&in);
     return rc;
+}
+
+double hz_bound(const hz_case_t *c, const ch4coll_model_t *m)
+{
+    inst_t in;
+    ch4coll_args_t a;
+    double lb;
+
+    inst_open(&in, c);
+    make_args(c, &in.w, c->root,
+              &a); /* the root's arguments hold the v-arrays */
+    lb = ch4coll_lower_bound(&a, m);
+    inst_close(&in);
+    return lb;
 }
 
 /* ------------------------------------------------ interleaved calls */

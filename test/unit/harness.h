@@ -76,6 +76,9 @@ int hz_run_interleaved(const hz_case_t *cases, int ncases, int clones,
 int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
              double *formula, char *err, size_t errlen);
 
+/* The lower bound (model/bounds.h) of the case's call on m. */
+double hz_bound(const hz_case_t *c, const ch4coll_model_t *m);
+
 /* Allocation calls of the library during the second and later runs of
  * the last hz_run, or the second round of the last hz_run_interleaved
  * (must be 0: cached schedules do not allocate). */

@@ -28,9 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "model/bounds.h"
+#include "model/machine.h"
 #include "model/replay.h"
 
 #define TOLERANCE 0.10
@@ -222,7 +224,191 @@ START_TEST(test_two_tree_bandwidth)
 }
 END_TEST
 
-/* ---- locality (ch4coll_replay's loc): paste into test_model.c ---- */
+/* The lower bounds (model/bounds.c) hold: no algorithm of the registry,
+ * replayed on the model with its default parameters, is faster than its
+ * collective's bound, for p = 2..7, 12, 61, 100 and blocks of 1 to 300,000
+ * elements or bytes (ints summed for the reductions); and bcast circulant
+ * with its best block count is near the pipelined optimum T* at 1 MiB:
+ * within 5 % at p = 128, 15 % at p = 100 (its self-timed rounds, see
+ * `loose` above). */
+START_TEST(test_bounds_hold)
+{
+    const ch4coll_model_t *m = &ch4coll_model_default;
+    static const int ps[] = {2, 3, 4, 5, 6, 7, 12, 61, 100};
+    static const size_t ns[] = {1, 100, 10000, 300000};
+    char err[512];
+    int i, k, j, checked = 0;
+
+    for (i = 0; i < ch4coll_nalgos; i++) {
+        const ch4coll_algo_t *al = &ch4coll_algos[i];
+        if (ch4coll_algo_is_native(al) || (al->restrictions & CH4COLL_R_NODES))
+            continue;
+        for (k = 0; k < (int) (sizeof ps / sizeof ps[0]); k++)
+            for (j = 0; j < (int) (sizeof ns / sizeof ns[0]); j++) {
+                hz_case_t c = {al,         NULL, ps[k], ns[j], ps[k] - 1, 0,
+                               HZ_INT_SUM, 0,    1,     0,     0};
+                double t, lb;
+                if (hz_model(&c, m, &t, NULL, err, sizeof err) != 0)
+                    continue; /* does not apply to this shape */
+                lb = hz_bound(&c, m);
+                ck_assert_msg(t >= lb * (1 - 1e-9),
+                              "%s/%s p %d n %zu: replay %g below bound %g",
+                              ch4coll_coll_name(al->coll), al->name, ps[k],
+                              ns[j], t, lb);
+                checked++;
+            }
+    }
+    ck_assert_int_gt(checked, 500);
+    {
+        const ch4coll_algo_t *al =
+            ch4coll_algo_find(CH4COLL_BCAST, "circulant");
+        static const int cp[] = {100, 128};
+        static const double within[] = {1.15, 1.05};
+        ck_assert_ptr_nonnull(al);
+        for (k = 0; k < 2; k++) {
+            hz_case_t c = {al, NULL, cp[k], (size_t) 1 << 20, 0, 0, 0, 0,
+                           1,  0,    0};
+            double t, lb;
+            ck_assert_msg(hz_model(&c, m, &t, NULL, err, sizeof err) == 0, "%s",
+                          err);
+            lb = hz_bound(&c, m);
+            ck_assert_msg(t < within[k] * lb, "p %d: circulant %g, T* %g",
+                          cp[k], t, lb);
+        }
+    }
+}
+END_TEST
+
+/* Machine descriptions (model/machine.c): what ch4coll_machine_write
+ * writes reads back the same; bad files are refused with the reason;
+ * SimGrid's segment semantics; model=machine=FILE with an override. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_machine_roundtrip)
+{
+    char path[] = "/tmp/ch4coll-machine-XXXXXX", err[512];
+    ch4coll_machine_t w, r;
+    ch4coll_model_t md;
+    FILE *f;
+    int fd = mkstemp(path);
+
+    ck_assert_int_ge(fd, 0);
+    ch4coll_machine_init(&w);
+    snprintf(w.name, sizeof w.name, "test \"quoted\"\tname");
+    w.model.alpha = 5e-7;
+    w.model.beta = 8e-11;
+    w.model.gamma = 1e-10;
+    w.model.alpha_node = 4e-7;
+    w.model.beta_node = 7e-11;
+    w.latency = 3e-7;
+    w.bandwidth = 1.2e10;
+    w.eager = 8192;
+    snprintf(w.os, sizeof w.os, "0:4e-08:2e-10;1024:7e-07:9e-11");
+    snprintf(w.ois, sizeof w.ois, "0:5e-08:5e-11;1024:3e-07:0;8192:9e-08:0");
+    snprintf(w.or_, sizeof w.or_, "0:2.5e-07:2e-10");
+    w.ngamma = 1;
+    snprintf(w.gamma[0].op, sizeof w.gamma[0].op, "sum");
+    snprintf(w.gamma[0].type, sizeof w.gamma[0].type, "int");
+    w.gamma[0].seconds_per_byte = 2e-11;
+    w.host_gamma = 3e-11;
+    f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    ch4coll_machine_write(f, &w, "  \"points\": {}");
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_msg(ch4coll_machine_load(path, &r, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_str_eq(r.name, w.name);
+    ck_assert(fabs(r.model.alpha / w.model.alpha - 1) < 1e-3);
+    ck_assert(fabs(r.model.beta_node / w.model.beta_node - 1) < 1e-3);
+    ck_assert(fabs(r.model.gamma / w.model.gamma - 1) < 1e-3);
+    ck_assert_int_eq(r.eager, 8192);
+    ck_assert_str_eq(r.ois, w.ois);
+    ck_assert_int_eq(r.ngamma, 1);
+    ck_assert_str_eq(r.gamma[0].type, "int");
+    ck_assert(fabs(r.host_gamma / w.host_gamma - 1) < 1e-3);
+    /* the model's parser: the file, then an override */
+    {
+        char spec[128];
+        snprintf(spec, sizeof spec, "machine=%s,alpha=3e-6", path);
+        ck_assert_msg(ch4coll_model_parse(spec, &md, err, sizeof err) == 0,
+                      "%s", err);
+        ck_assert(md.alpha == 3e-6);
+        ck_assert(fabs(md.beta / 8e-11 - 1) < 1e-3);
+    }
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_machine_bad)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"not json", "JSON"},
+        {"[1, 2]", "not a JSON object"},
+        {"{}", "no \"model\""},
+        {"{\"model\": {\"alpha\": 1e-6, \"beta\": 1e-10}}", "gamma"},
+        {"{\"model\": {\"alpha\": -1, \"beta\": 1e-10, \"gamma\": 0}}",
+         "alpha"},
+        {"{\"model\": {\"alpha\": \"1\", \"beta\": 1e-10, \"gamma\": 0}}",
+         "not a number"},
+        {"{\"model\": {\"alpha\": 1e-6, \"beta\": 1e-10, \"gamma\": 0}, "
+         "\"smpi\": {\"os\": \"0:1\"}}",
+         "segments"},
+        {"{\"model\": {\"alpha\": 1e-6, \"beta\": 1e-10, \"gamma\": 0}, "
+         "\"smpi\": {\"or\": \"100:1:0;10:1:0\"}}",
+         "segments"},
+        {"{\"model\": {\"alpha\": 1e-6, \"beta\": 1e-10, \"gamma\": 0}, "
+         "\"gamma\": {\"sum\": 1e-10}}",
+         "op:type"},
+    };
+    char path[] = "/tmp/ch4coll-machine-XXXXXX", err[512];
+    ch4coll_machine_t m;
+    ch4coll_model_t md;
+    size_t i;
+    int fd = mkstemp(path);
+
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text(path, bad[i].text);
+        err[0] = '\0';
+        ck_assert_msg(ch4coll_machine_load(path, &m, err, sizeof err) != 0,
+                      "accepted %s", bad[i].text);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "%s: '%s' lacks '%s'",
+                      bad[i].text, err, bad[i].says);
+    }
+    unlink(path);
+    ck_assert(ch4coll_machine_load("/nonexistent/machine.json", &m, err,
+                                   sizeof err) != 0);
+    ck_assert(ch4coll_model_parse("machine=/nonexistent/m.json", &md, err,
+                                  sizeof err) != 0);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/m.json"));
+}
+END_TEST
+
+/* SimGrid's segments: the first applies up to and at the next threshold,
+ * then each from above its threshold. */
+START_TEST(test_machine_overhead)
+{
+    const char *s = "0:1:0;100:5:0.5;1000:2:0";
+
+    ck_assert(ch4coll_machine_overhead(s, 0) == 1);
+    ck_assert(ch4coll_machine_overhead(s, 100) == 1);
+    ck_assert(ch4coll_machine_overhead(s, 101) == 5 + 0.5 * 101);
+    ck_assert(ch4coll_machine_overhead(s, 1000) == 5 + 0.5 * 1000);
+    ck_assert(ch4coll_machine_overhead(s, 1001) == 2);
+    ck_assert(ch4coll_machine_overhead("", 10) == 0);
+}
+END_TEST
+
+/* ---- locality (ch4coll_replay's loc) ---- */
 
 /* Times of the replay without a locality, recorded before the replay
  * learnt about nodes (default model, MPI_INT/SUM for the reductions). */
@@ -484,6 +670,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_every_algorithm_costed);
     tcase_add_test(tc, test_two_tree_example);
     tcase_add_test(tc, test_two_tree_bandwidth);
+    tcase_add_test(tc, test_bounds_hold);
+    tcase_add_test(tc, test_machine_roundtrip);
+    tcase_add_test(tc, test_machine_bad);
+    tcase_add_test(tc, test_machine_overhead);
     tcase_add_test(tc, test_replay_flat_unchanged);
     tcase_add_test(tc, test_replay_one_node_is_flat);
     tcase_add_test(tc, test_replay_nic_shared);

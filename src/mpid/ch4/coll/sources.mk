@@ -66,6 +66,7 @@ ch4coll_preload_c = \
 	$(ch4coll)/transport/loop.c \
 	$(ch4coll)/sched/loop_run.c \
 	$(ch4coll)/model/model.c \
+	$(ch4coll)/model/machine.c \
 	$(ch4coll)/model/replay.c \
 	$(ch4coll)/model/bounds.c \
 	$(ch4coll)/model/report.c \
@@ -99,7 +100,8 @@ ch4coll_h = \
 	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \
 	$(ch4coll)/sched/loop_run.h \
 	$(ch4coll)/model/model.h $(ch4coll)/model/replay.h \
-	$(ch4coll)/model/bounds.h \
+	$(ch4coll)/model/bounds.h $(ch4coll)/model/machine.h \
+	$(ch4coll)/model/model_default.h \
 	$(ch4coll)/host/host.h $(ch4coll)/core/call.h $(ch4coll)/core/comm.h $(ch4coll)/core/run.h \
 	$(ch4coll)/core/verify.h $(ch4coll)/core/nbc.h \
 	$(ch4coll)/core/host_icoll.h $(ch4coll)/select/spec.h \

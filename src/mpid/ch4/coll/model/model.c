@@ -5,6 +5,8 @@
  */
 #include "model.h"
 
+#include "machine.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ static int parse_double(const char *s, double *out)
 int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
                         size_t len)
 {
-    char buf[256], *kv, *save = NULL, *eq;
+    char buf[1024], *kv, *save = NULL, *eq;
     double *dst;
 
     *m = ch4coll_model_default;
@@ -39,6 +41,13 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
             return -1;
         }
         *eq++ = '\0';
+        if (strcmp(kv, "machine") == 0) {
+            ch4coll_machine_t mach;
+            if (ch4coll_machine_load(eq, &mach, err, len) != 0)
+                return -1;
+            *m = mach.model;
+            continue;
+        }
         dst = strcmp(kv, "alpha") == 0        ? &m->alpha
               : strcmp(kv, "beta") == 0       ? &m->beta
               : strcmp(kv, "gamma") == 0      ? &m->gamma
@@ -47,7 +56,8 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
                                               : NULL;
         if (!dst || parse_double(eq, dst) != 0) {
             snprintf(err, len,
-                     "model: '%s=%s': keys alpha, beta, gamma, alpha_node, "
+                     "model: '%s=%s': keys machine (a machine description, "
+                     "machines/*.json), alpha, beta, gamma, alpha_node, "
                      "beta_node (seconds, seconds per byte), non-negative "
                      "numbers",
                      kv, eq);

@@ -2,16 +2,18 @@
  * model.h - the alpha-beta-gamma cost model: its type, its default, its
  * parser and the price of one message.
  *
- * A leaf: it includes nothing of ch4coll.  The algorithms' cost formulas
- * (algos/, the registry's cost functions) are written in its terms, so
- * algos/ may include this header, and only this one, of model/; the
- * model's code (model.c, the replay, the lower bounds) sits above algos/
- * and is not linked into MPICH in the custom build.
+ * A leaf: it includes nothing of ch4coll but its generated default.  The
+ * algorithms' cost formulas (algos/, the registry's cost functions) are written
+ * in its terms, so algos/ may include this header, and only this one, of
+ * model/; the model's code (model.c, the replay, the lower bounds) sits above
+ * algos/ and is not linked into MPICH in the custom build.
  */
 #ifndef CH4COLL_MODEL_H
 #define CH4COLL_MODEL_H
 
 #include <stddef.h>
+
+#include "model_default.h"
 
 /*
  * The cost model (Rabenseifner 3.1, Hockney): a message of m bytes costs
@@ -40,15 +42,17 @@ typedef struct {
     double beta_node;
 } ch4coll_model_t;
 
-/* alpha 2 us, 10 GB/s links, 4 GB/s reductions: a commodity cluster;
- * inside a node 0.5 us and 20 GB/s.  (The pipelines' chunk defaults are
- * derived from it, so the custom build has it too: a constant here, not
- * code in model.c.) */
-static const ch4coll_model_t ch4coll_model_default = {2e-6, 1e-10, 2.5e-10,
-                                                      5e-7, 5e-11};
+/* The model of machines/default.json (model_default.h is generated from
+ * it by maint/gen-docs): alpha 2 us, 10 GB/s links, 4 GB/s reductions, a
+ * commodity cluster; inside a node 0.5 us and 20 GB/s.  The pipelines'
+ * chunk defaults are derived from it, so the custom build has it too: a
+ * constant here, not code in model.c. */
+static const ch4coll_model_t ch4coll_model_default = CH4COLL_MODEL_DEFAULT_INIT;
 
 /* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset; the rest from
- * ch4coll_model_default) into *m; 0, or -1 with the reason in err. */
+ * ch4coll_model_default) into *m; "machine=FILE" takes all five from a
+ * machine description (machine.h), and the keys after it override; 0, or
+ * -1 with the reason in err. */
 int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
                         size_t len);
 

@@ -110,17 +110,17 @@ static int name_key(model_spec_t *d, const char *kv, const char *eq,
 
 static int is_model_key(const char *kv)
 {
-    return strcmp(kv, "alpha") == 0 || strcmp(kv, "beta") == 0 ||
-           strcmp(kv, "gamma") == 0 || strcmp(kv, "alpha_node") == 0 ||
-           strcmp(kv, "beta_node") == 0;
+    return strcmp(kv, "machine") == 0 || strcmp(kv, "alpha") == 0 ||
+           strcmp(kv, "beta") == 0 || strcmp(kv, "gamma") == 0 ||
+           strcmp(kv, "alpha_node") == 0 || strcmp(kv, "beta_node") == 0;
 }
 
 static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
 {
-    char buf[512], *kv, *eq, *cur;
+    char buf[1024], *kv, *eq, *cur;
     int more, map_given = 0;
     const char *algo = NULL;
-    char mtext[256] = "";
+    char mtext[1024] = "";
 
     memset(d, 0, sizeof *d);
     d->coll = -1;
@@ -142,8 +142,8 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
             if (k == 0)
                 snprintf(err, len,
                          "unknown key '%s' (coll, p, bytes, root, algorithm, "
-                         "op, dist, ppn, map, alpha, beta, gamma, alpha_node, "
-                         "beta_node, replay)",
+                         "op, dist, ppn, map, machine, alpha, beta, gamma, "
+                         "alpha_node, beta_node, replay)",
                          kv);
             if (k <= 0)
                 return -1;
