@@ -58,7 +58,7 @@
 #include "../model/machine.h"
 
 #define CAL_MIN_REPS  5
-#define CAL_MAX_SIZES 40
+#define CAL_MAX_SIZES 80
 #define CAL_TAG       0x5ca1
 #define CAL_SMALL_END 1024 /* the first overhead segment ends here */
 
@@ -143,7 +143,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 
     o->max_bytes = 1LL << 22;
     o->gamma_bytes = 1LL << 22;
-    o->reps = 200;
+    o->reps = 1000;
     o->out = NULL;
     o->name = NULL;
     while ((c = getopt_long(argc, argv, "o:n:m:g:r:h", longs, NULL)) != -1) {
@@ -454,8 +454,12 @@ static int measure_p2p(const options_t *o, points_t *pt)
     if (!t)
         return -1;
     pt->n = 0;
-    for (s = 0; s <= o->max_bytes && pt->n < CAL_MAX_SIZES; s = s ? s * 2 : 1)
+    /* 0, 1, 2, then 2^k and 3 2^(k-1): two points per octave for the fits */
+    for (s = 0; s <= o->max_bytes && pt->n < CAL_MAX_SIZES; s = s ? s * 2 : 1) {
         pt->size[pt->n++] = s;
+        if (s >= 2 && s + s / 2 <= o->max_bytes && pt->n < CAL_MAX_SIZES)
+            pt->size[pt->n++] = s + s / 2;
+    }
     for (i = 0; i < pt->n; i++) {
         int r = reps_for(o, pt->size[i]);
         pt->pingpong[i] = time_pingpong(pt->size[i], r, t);
