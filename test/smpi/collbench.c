@@ -31,8 +31,8 @@
  *              below E bytes sends only eager messages, and each costs O
  *              s more (the sender's and the receiver's overheads)
  *
- * A size means what ch4coll-info --model's bytes= means: per rank, MPI_INT
- * elements for the reductions (allreduce, reduce: the vector;
+ * A size means what ch4coll-info --model's bytes= means: bytes per rank,
+ * MPI_INT elements (size / 4) for the reductions (allreduce, reduce: the vector;
  * reduce_scatter_block: one rank's block), bytes (MPI_BYTE) for data
  * movement (bcast: the vector; allgather: one rank's block; alltoall: one
  * block per destination).  allgatherv is the regular case,

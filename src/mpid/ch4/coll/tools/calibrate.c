@@ -81,7 +81,7 @@ typedef struct {
 } points_t;
 
 static int rank, nprocs;
-static char *buf;
+static char *buf, *rbuf; /* sent from, received into: touched, apart, as OSU's */
 static MPI_Comm pair; /* ranks 0 and 1: every measurement's traffic */
 
 static void usage(FILE *f)
@@ -261,9 +261,9 @@ static double time_pingpong(long long size, int reps, double *t)
         t0 = MPI_Wtime();
         if (rank == 0) {
             PMPI_Send(buf, n, MPI_BYTE, 1, CAL_TAG, pair);
-            PMPI_Recv(buf, n, MPI_BYTE, 1, CAL_TAG, pair, MPI_STATUS_IGNORE);
+            PMPI_Recv(rbuf, n, MPI_BYTE, 1, CAL_TAG, pair, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            PMPI_Recv(buf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
+            PMPI_Recv(rbuf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
             PMPI_Send(buf, n, MPI_BYTE, 0, CAL_TAG, pair);
         }
         if (i >= 0)
@@ -283,7 +283,7 @@ static double time_send(long long size, int reps, int nonblocking, double *t)
         double t0, t1;
 
         if (rank == 1)
-            PMPI_Irecv(buf, n, MPI_BYTE, 0, CAL_TAG, pair, &q);
+            PMPI_Irecv(rbuf, n, MPI_BYTE, 0, CAL_TAG, pair, &q);
         PMPI_Barrier(pair);
         if (rank == 0) {
             t0 = MPI_Wtime();
@@ -314,7 +314,7 @@ static double time_recv(long long size, int reps, double delay, double *t)
         } else if (rank == 1) {
             spin(delay);
             t0 = MPI_Wtime();
-            PMPI_Recv(buf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
+            PMPI_Recv(rbuf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
             t1 = MPI_Wtime();
             if (i >= 0)
                 t[i] = t1 - t0;
@@ -350,7 +350,7 @@ static int is_eager(long long size, double delay, double *t)
             t[i] = MPI_Wtime() - t0;
         } else if (rank == 1) {
             spin(delay);
-            PMPI_Recv(buf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
+            PMPI_Recv(rbuf, n, MPI_BYTE, 0, CAL_TAG, pair, MPI_STATUS_IGNORE);
         }
     }
     return share(rank == 0 ? median(t, tries) < delay / 2 : 0) != 0;
@@ -521,7 +521,7 @@ static void print_array(FILE *f, const char *key, const double *v, int n,
         if (v[i] < 0)
             fprintf(f, "%snull", i ? ", " : "");
         else
-            fprintf(f, "%s%.4g", i ? ", " : "", v[i]);
+            fprintf(f, "%s%.10g", i ? ", " : "", v[i]);
     }
     fprintf(f, "]%s\n", last ? "" : ",");
 }
@@ -620,10 +620,15 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc == 1 ? 0 : 2;
     }
-    buf = calloc((size_t) o.max_bytes + 1, 1);
-    if (!buf || (rank == 0 && o.out && !(f = fopen(o.out, "w")))) {
+    buf = malloc((size_t) o.max_bytes + 1);
+    rbuf = malloc((size_t) o.max_bytes + 1);
+    if (buf && rbuf) { /* every page mapped before the first message */
+        memset(buf, 1, (size_t) o.max_bytes + 1);
+        memset(rbuf, 0, (size_t) o.max_bytes + 1);
+    }
+    if (!buf || !rbuf || (rank == 0 && o.out && !(f = fopen(o.out, "w")))) {
         fprintf(stderr, "ch4coll-calibrate: %s\n",
-                buf ? o.out : "out of memory");
+                buf && rbuf ? o.out : "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     ch4coll_machine_init(&m);
@@ -665,6 +670,7 @@ int main(int argc, char **argv)
                  m.model.gamma, m.eager);
     }
     free(buf);
+    free(rbuf);
     MPI_Finalize();
     return 0;
 }
