@@ -32,8 +32,8 @@
  *              s more (the sender's and the receiver's overheads)
  *
  * A size means what ch4coll-info --model's bytes= means: bytes per rank,
- * MPI_INT elements (size / 4) for the reductions (allreduce, reduce: the vector;
- * reduce_scatter_block: one rank's block), bytes (MPI_BYTE) for data
+ * MPI_INT elements (size / 4) for the reductions (allreduce, reduce: the
+ * vector; reduce_scatter_block: one rank's block), bytes (MPI_BYTE) for data
  * movement (bcast: the vector; allgather: one rank's block; alltoall: one
  * block per destination).  allgatherv is the regular case,
  * allgatherv:broadcast and allgatherv:spike Träff et al.'s distributions

@@ -45,13 +45,20 @@
  * the DAG runs the rounds self-timed, and on the replay's first-come ports
  * an early send can delay a message of an earlier round (1.33 times the
  * formula at p = 96, 1.04 at p = 100, exact at p = 128; doc/algorithms.md,
- * "Formula against replay, per algorithm"). */
+ * "Formula against replay, per algorithm").  allreduce circulant: the
+ * formula is the reduce-scatter's plus the allgather's, which each replay
+ * to their own formulas, and so does the composition up to p = 4; from
+ * p = 8 on, ranks that finish the reduce-scatter first place allgather
+ * messages on receive ports first-come and the replay stretches with the
+ * folds' gamma (1.47 times the formula at p = 96..128, exact with gamma
+ * 0). */
 static const struct {
     int coll;
     const char *name;
     double tolerance;
 } loose[] = {{CH4COLL_ALLTOALLV, "pairwise", 0.20},
-             {CH4COLL_BCAST, "circulant", 0.35}};
+             {CH4COLL_BCAST, "circulant", 0.35},
+             {CH4COLL_ALLREDUCE, "circulant", 0.50}};
 
 static double tolerance_of(const ch4coll_algo_t *al)
 {

@@ -182,6 +182,7 @@ int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_binary_blocks(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_binomial(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_circulant(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_allreduce_circulant(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *,
                                         const int64_t *);
 int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
@@ -471,6 +472,10 @@ int ch4coll_allgather_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
 int ch4coll_reduce_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                              const int64_t *);
+int ch4coll_allreduce_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
+double ch4coll_cost_allreduce_circulant(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
 int ch4coll_reduce_scatter_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                                      const int64_t *);
 int ch4coll_reduce_scatter_block_circulant(ch4coll_sched_t *,

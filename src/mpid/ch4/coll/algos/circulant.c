@@ -2,7 +2,9 @@
  * circulant.c - Träff's round-optimal schedules on a circulant graph, for
  * every p and root: bcast of n blocks in n - 1 + ceil(lg p) rounds (the
  * lower bound on one port), reduce (the same rounds backwards, with the
- * folds; below) and allgather (p one-block broadcasts at once; below).
+ * folds; below), allgather (p one-block broadcasts at once; below),
+ * reduce_scatter(_block) (that allgather backwards) and allreduce (the
+ * two in turn; at the end).
  *
  * Source: Träff 2025 (circulant schedules), ACM TOPC, arXiv 2407.18004 (the
  * schedules; see topo/circulant.h); the verified restatement in
@@ -427,20 +429,25 @@ static int rs_runs(const rs_state_t *st, int lo, int len, size_t *at, size_t *n)
     return runs;
 }
 
-static void rs_round(rs_state_t *st, int k)
+/* Round k of the reduce-scatter; the ids of its sends go to sent (when
+ * not NULL), their number is returned. */
+static int rs_round(rs_state_t *st, int k, int *sent)
 {
     const ch4coll_args_t *a = st->a;
     int p = st->g.p, r = a->rank, len = st->g.s[k + 1] - st->g.s[k], i, runs;
-    int d[2], nd, tmp;
+    int d[2], nd, tmp, nsent = 0, v;
     size_t at[2], n[2];
 
     runs = rs_runs(st, r - st->g.s[k + 1] + 1, len, at, n);
     for (i = 0; i < runs; i++)
-        if (n[i] > 0)
-            ch4coll_sched_send(st->s,
-                               ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])),
-                               n[i], (r - st->g.s[k] + p) % p, 2 * k + i,
-                               ch4coll_dep1(st->last_fold, d), d);
+        if (n[i] > 0) {
+            v = ch4coll_sched_send(st->s,
+                                   ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])),
+                                   n[i], (r - st->g.s[k] + p) % p, 2 * k + i,
+                                   ch4coll_dep1(st->last_fold, d), d);
+            if (sent)
+                sent[nsent++] = v;
+        }
     runs = rs_runs(st, r - len + 1, len, at, n);
     for (i = 0; i < runs; i++) {
         if (n[i] == 0)
@@ -455,6 +462,7 @@ static void rs_round(rs_state_t *st, int k)
             st->s, ch4coll_ref(tmp, 0),
             ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])), n[i], nd, d);
     }
+    return nsent;
 }
 
 /* The offsets of the p blocks: the call's (reduce_scatter) or count each
@@ -494,7 +502,7 @@ static int rs_reduce_scatter(ch4coll_sched_t *s, const ch4coll_args_t *a)
             s, ch4coll_ref(a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0),
             ch4coll_ref(st.acc, 0), total, 0, NULL);
         for (k = st.g.q - 1; k >= 0; k--)
-            rs_round(&st, k);
+            rs_round(&st, k, NULL);
         if (mine > 0)
             ch4coll_sched_copy(
                 s, ch4coll_ref(st.acc, ch4coll_eoff(a, st.off[a->rank])),
@@ -566,4 +574,125 @@ double ch4coll_cost_reduce_scatter_block_circulant(const ch4coll_args_t *a,
 {
     (void) params;
     return a->size == 1 ? 0.0 : rs_phase_cost(a, m, rs_total(a), 1);
+}
+
+/* ============================================================ allreduce */
+
+/* The reduce-scatter above on the p balanced blocks of the vector, then
+ * the one-block allgather of those blocks, both on the same circulant
+ * graph and in the receive buffer (route B of section 8 of the notes,
+ * arXiv 2410.14234: volume-optimal; route A, reduce then bcast on the same
+ * graph, moves 2m per rank instead of 2(p-1)/p m).  Commutative ops only, as
+ * the reduce-scatter. Steps: the input is copied into the receive buffer
+ * (unless in place), which holds the partials; rounds q-1 .. 0 of the
+ * reduce-scatter leave block r complete at rank r; rounds 0 .. q-1 of the
+ * allgather then carry the complete blocks, a range of roots at a time (two
+ * messages when it wraps), straight into place.  An allgather receive
+ * overwrites blocks the reduce-scatter sent from and folded into, so it waits
+ * for every reduce-scatter send and for the last fold; an allgather send waits
+ * for the last fold and the allgather receives before it. Cost: 2 sum over k of
+ * w_k alpha + (s[k+1] - s[k])/p m beta, plus the folds' (p-1)/p m gamma: 2
+ * ceil(lg p) .. 4 ceil(lg p) alpha + 2 (p-1)/p m beta + (p-1)/p m gamma, the
+ * bandwidth and combining bounds and twice the latency bound.  Memory: one
+ * block per incoming message (the reduce-scatter's), none in place of the
+ * vector. Worked example, p = 10 (s = 1 2 3 5 10), 23 elements: blocks of 3, 3,
+ * 3, 2, 2, 2, 2, 2, 2, 2 elements.  Rank 3 folds as in the reduce-scatter
+ * example above (its block 3, elements 9..10, ends with all ten
+ * contributions), then receives block 2 from 2, block 1 from 1, blocks 0
+ * and 9 from 0 (two messages) and blocks 4..8 from 8, and sends its
+ * block 3 to 4 and to 5, blocks 2, 3 to 6 and blocks 9, 0..3 to 8 (two
+ * messages): 4 + 4 rounds. */
+
+/* allreduce circulant's tags: the reduce-scatter's 2q, then 2q more */
+int ch4coll_ntags_allreduce_circulant(const ch4coll_args_t *a,
+                                      const int64_t *params)
+{
+    (void) params;
+    return a->size > 1 ? 4 * ch4coll_ceil_log2(a->size) : 1;
+}
+
+/* The allgather's round k on the balanced blocks of the receive buffer
+ * (st->acc); sends wait for d[0 .. *nd-1], receives for w[0 .. nw-1];
+ * the round's receives join d. */
+static void ar_gather_round(rs_state_t *st, int k, int *d, int *nd,
+                            const int *w, int nw)
+{
+    const ch4coll_args_t *a = st->a;
+    int p = st->g.p, r = a->rank, len = st->g.s[k + 1] - st->g.s[k], i, runs,
+        tag;
+    int got[2], ngot = 0;
+    size_t at[2], n[2];
+
+    tag = 2 * st->g.q + 2 * k;
+    runs = rs_runs(st, r - len + 1, len, at, n);
+    for (i = 0; i < runs; i++)
+        if (n[i] > 0)
+            ch4coll_sched_send(st->s,
+                               ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])),
+                               n[i], (r + st->g.s[k]) % p, tag + i, *nd, d);
+    runs = rs_runs(st, r - st->g.s[k + 1] + 1, len, at, n);
+    for (i = 0; i < runs; i++)
+        if (n[i] > 0)
+            got[ngot++] = ch4coll_sched_recv(
+                st->s, ch4coll_ref(st->acc, ch4coll_eoff(a, at[i])), n[i],
+                (r - st->g.s[k] + p) % p, tag + i, nw, w);
+    for (i = 0; i < ngot; i++)
+        d[(*nd)++] = got[i];
+}
+
+int ch4coll_allreduce_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                const int64_t *params)
+{
+    rs_state_t st;
+    int p = a->size, j, k, nd = 0, nw;
+    int *w, *d;
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_allreduce_circulant(a, params));
+    (void) params;
+    if (a->count == 0)
+        return CH4COLL_OK;
+    st.s = s;
+    st.a = a;
+    st.acc = CH4COLL_BUF_RECV;
+    ch4coll_circ_init(&st.g, p);
+    st.off = ch4coll_malloc(((size_t) p + 1) * sizeof *st.off);
+    /* waits: 2 sends per reduce-scatter round and the last fold; the
+     * allgather's sends: the last fold and 2 receives per round */
+    w = ch4coll_malloc((4 * (size_t) st.g.q + 2) * sizeof *w);
+    if (!st.off || !w) {
+        ch4coll_free(st.off);
+        ch4coll_free(w);
+        return CH4COLL_ERR_NOMEM;
+    }
+    d = w + 2 * st.g.q + 1;
+    for (j = 0; j <= p; j++)
+        st.off[j] = ch4coll_seg_off(a->count, (size_t) p, (size_t) j);
+    st.last_fold = a->inplace
+                       ? -1
+                       : ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                            ch4coll_ref(CH4COLL_BUF_RECV, 0),
+                                            a->count, 0, NULL);
+    nw = 0;
+    for (k = st.g.q - 1; k >= 0; k--)
+        nw += rs_round(&st, k, w + nw);
+    if (st.last_fold >= 0)
+        w[nw++] = st.last_fold;
+    if (st.last_fold >= 0)
+        d[nd++] = st.last_fold;
+    for (k = 0; k < st.g.q; k++)
+        ar_gather_round(&st, k, d, &nd, w, nw);
+    ch4coll_free(st.off);
+    ch4coll_free(w);
+    return CH4COLL_OK;
+}
+
+double ch4coll_cost_allreduce_circulant(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->size == 1 || a->count == 0)
+        return 0.0;
+    return rs_phase_cost(a, m, (double) a->count, 1) +
+           rs_phase_cost(a, m, (double) a->count, 0);
 }

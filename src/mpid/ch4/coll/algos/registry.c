@@ -279,6 +279,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "(Rabenseifner 3.6); any p, any op",
      .cost = ch4coll_cost_allreduce_binary_blocks,
      .ntags = ch4coll_ntags_binary_blocks},
+    {.name = "circulant",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_circulant,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "circulant reduce-scatter, then circulant allgather of the p "
+             "blocks: 2 ceil(lg p) rounds, 2(p-1)/p m bytes (Traeff 2025); "
+             "commutative",
+     .cost = ch4coll_cost_allreduce_circulant,
+     .ntags = ch4coll_ntags_allreduce_circulant},
     {.name = "hampath",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_hampath,

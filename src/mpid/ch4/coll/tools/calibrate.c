@@ -81,7 +81,8 @@ typedef struct {
 } points_t;
 
 static int rank, nprocs;
-static char *buf, *rbuf; /* sent from, received into: touched, apart, as OSU's */
+static char *buf,
+    *rbuf;            /* sent from, received into: touched, apart, as OSU's */
 static MPI_Comm pair; /* ranks 0 and 1: every measurement's traffic */
 
 static void usage(FILE *f)
