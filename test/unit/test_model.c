@@ -233,7 +233,7 @@ END_TEST
 
 /* The lower bounds (model/bounds.c) hold: no algorithm of the registry,
  * replayed on the model with its default parameters, is faster than its
- * collective's bound, for p = 2..7, 12, 61, 100 and blocks of 1 to 300,000
+ * collective's bound, for p = 2..7, 12, 61 and blocks of 1, 100 and 30,000
  * elements or bytes (ints summed for the reductions); and bcast circulant
  * with its best block count is near the pipelined optimum T* at 1 MiB:
  * within 5 % at p = 128, 15 % at p = 100 (its self-timed rounds, see
@@ -241,8 +241,8 @@ END_TEST
 START_TEST(test_bounds_hold)
 {
     const ch4coll_model_t *m = &ch4coll_model_default;
-    static const int ps[] = {2, 3, 4, 5, 6, 7, 12, 61, 100};
-    static const size_t ns[] = {1, 100, 10000, 300000};
+    static const int ps[] = {2, 3, 4, 5, 6, 7, 12, 61};
+    static const size_t ns[] = {1, 100, 30000};
     char err[512];
     int i, k, j, checked = 0;
 
@@ -265,7 +265,7 @@ START_TEST(test_bounds_hold)
                 checked++;
             }
     }
-    ck_assert_int_gt(checked, 500);
+    ck_assert_int_gt(checked, 400);
     {
         const ch4coll_algo_t *al =
             ch4coll_algo_find(CH4COLL_BCAST, "circulant");
