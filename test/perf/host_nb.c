@@ -4,7 +4,7 @@
  * PMPI_Ibcast + PMPI_Wait, each call timed alone after a barrier, the mean
  * over ranks (the OSU method), two runs of each per size, interleaved.
  * ch4coll's `native` leaf takes the nonblocking form in preload mode
- * (doc/performance.md, "The native leaf"); this is the floor under it.
+ * (doc/performance-log.md, "The native leaf"); this is the floor under it.
  *
  *   mpicc -O2 test/perf/host_nb.c -o host_nb && mpiexec -n 2 ./host_nb
  */

@@ -21,7 +21,7 @@
 /* MPICH 4.0.2's MPI_MAX and MPI_MIN on some unsigned types compare the
  * values as signed (MAX(200, 100) = 100 for MPI_UNSIGNED_CHAR): where the
  * host gets an unsigned pair wrong, the kernel is checked against the
- * definition instead (doc/performance.md, "Kernels"). */
+ * definition instead (doc/performance-log.md, "Kernels"). */
 static int host_max_min_bug(MPI_Datatype dt, size_t size, MPI_Op op)
 {
     static const MPI_Datatype uns[] = {

@@ -38,7 +38,7 @@
  *   mismatch).  Receives are posted at once in turn order; each send waits
  *   for the previous one, so a rank injects one piece at a time, turn
  *   after turn (why list positions and one send at a time:
- *   doc/performance.md).
+ *   doc/performance-log.md).
  *   T = (p-1) (per_dest alpha + m beta) for regular blocks.  Irregular
  *   counts: empty blocks let a rank run ahead of the others' turns, and
  *   about three quarters of the turns it skips come back as waits at a
