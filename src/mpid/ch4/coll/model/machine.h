@@ -4,10 +4,10 @@
  * comparison read from it (doc/machines.md).
  *
  * One file is the one source of the model's parameters for a machine:
- * ch4coll-info --model machine=FILE, ch4coll-bench and the tuner's
- * model=machine=FILE take alpha, beta and gamma from it; maint/smpi-compare
- * takes the per-message overheads and the reduction cost for its SimGrid
- * platforms from the files of machines/.
+ * every model spec (ch4coll-info --model ...,machine=FILE, the public
+ * ch4coll_model() that collbench's bounds use) takes alpha, beta and gamma
+ * from it; maint/smpi-compare takes the per-message overheads and the
+ * reduction cost for its SimGrid platforms from the files of machines/.
  */
 #ifndef CH4COLL_MACHINE_H
 #define CH4COLL_MACHINE_H

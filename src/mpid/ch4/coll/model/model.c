@@ -1,7 +1,6 @@
 /*
  * model.c - the parser of model descriptions (model.h): the --model
- * queries of ch4coll-info and the model= key of ch4coll-bench and the
- * tuner.
+ * queries of ch4coll-info and of the public ch4coll_model().
  */
 #include "model.h"
 
