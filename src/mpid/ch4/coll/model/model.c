@@ -56,7 +56,7 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
         if (!dst || parse_double(eq, dst) != 0) {
             snprintf(err, len,
                      "model: '%s=%s': keys machine (a machine description, "
-                     "machines/*.json), alpha, beta, gamma, alpha_node, "
+                     "machines/NAME.json), alpha, beta, gamma, alpha_node, "
                      "beta_node (seconds, seconds per byte), non-negative "
                      "numbers",
                      kv, eq);

@@ -64,7 +64,7 @@ static void usage(FILE *f)
            "gamma=2.5e-10 s/B;\n"
            "                      machine=FILE: all five from a machine "
            "description of\n"
-           "                      ch4coll-calibrate, e.g. machines/*.json, "
+           "                      ch4coll-calibrate, e.g. machines/NAME.json, "
            "keys after it\n"
            "                      override);\n"
            "                      ppn=K: the ranks on virtual nodes of K "
