@@ -5,7 +5,8 @@
  * buffers from colldata.h).
  *
  * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-r ROOTS]
- *                  [-m MAXBYTES] [-g GAMMA] [-L ALPHA,BETA[,GAMMA[,O,E]]]
+ *                  [-m MAXBYTES] [-w SECONDS] [-g GAMMA]
+ *                  [-L ALPHA,BETA[,GAMMA[,O,E]]]
  *
  *   -c LIST    collectives, in this order (default all): allreduce, bcast,
  *              reduce, allgather, allgatherv, allgatherv:broadcast,
@@ -19,6 +20,13 @@
  *              depends on where it starts: one root would tune for it.
  *   -m BYTES   skip a cell whose largest buffer exceeds BYTES (default
  *              4 GiB; an int count or displacement must fit anyway)
+ *   -w SECONDS wall-time budget of each collective (default 0: none):
+ *              its sizes run in the order given (ascending in a grid)
+ *              while the wall time spent on it plus that of its last
+ *              cell stays within SECONDS (the next cell is predicted to
+ *              take at least as long as the last); the rest are
+ *              "timeout" cells.  Rank 0 decides and tells the others
+ *              (PMPI_Send), since each rank reads its own clock.
  *   -g GAMMA   charge reductions: every reduction (ch4coll's, SMPI's
  *              built-in algorithms', the same user function) takes GAMMA
  *              seconds per byte of simulated time on the rank that
@@ -52,10 +60,13 @@
  *
  * Rank 0 prints one line per cell:
  *   collbench,<coll>,<bytes>,<seconds>,<what ran it>
+ * and after it collbench-wall,<coll>,<bytes>,<wall seconds of the host
+ * spent on the cell, all ranks> (what a grid's time goes to);
  * what ran it: ch4coll's decision (algorithm and parameters, commas
  * written as semicolons), "native" when ch4coll handed the call to SMPI,
  * "smpi" when ch4coll is disabled (MPIR_CVAR_CH4COLL_ENABLE=0); a skipped
- * cell has "skip" as its time and the reason last.  With -L, rank 0 first
+ * cell has "skip" as its time and the reason last, a cell past -w's
+ * budget "timeout".  With -L, rank 0 first
  * prints collbench-bound,<coll>,<bytes>,<seconds> for every cell.  The
  * harness's own calls use PMPI_.
  */
@@ -66,6 +77,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ch4coll.h"
@@ -270,6 +282,34 @@ static double max_to_root(const cd_env_t *e, double t)
     return t;
 }
 
+/* Rank 0's flag on every rank, down a binomial tree of point-to-point
+ * messages (the collectives may be the ones under test). */
+static int flag_from_root(const cd_env_t *e, int flag)
+{
+    int mask = 1;
+
+    while (mask < e->size && !(e->rank & mask))
+        mask <<= 1;
+    if (e->rank != 0)
+        PMPI_Recv(&flag, 1, MPI_INT, e->rank - mask, 1, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (e->rank + mask < e->size)
+            PMPI_Send(&flag, 1, MPI_INT, e->rank + mask, 1, MPI_COMM_WORLD);
+    return flag;
+}
+
+/* The host's wall clock in seconds.  The parentheses call the C
+ * library's clock_gettime: SMPI's header turns the plain name into the
+ * simulated clock. */
+static double wall_clock(void)
+{
+    struct timespec ts;
+
+    (clock_gettime)(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
 /* Time one cell (iters calls at each of roots roots for bcast and reduce,
  * mean of the maximum over ranks) and print it; returns the number of
  * failed calls on rank 0. */
@@ -319,6 +359,7 @@ typedef struct {
     const bench_t *run[NBENCHES];
     int nrun, nsizes, iters, roots;
     size_t sizes[MAX_SIZES], max_bytes;
+    double wall;       /* -w: wall seconds per collective, or 0 */
     const char *model; /* -L "alpha,beta[,gamma[,o,eager]]" or NULL */
     double gamma;      /* -g: seconds per reduced byte, or 0 */
 } options_t;
@@ -326,7 +367,8 @@ typedef struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: collbench [-c COLL,...] [-b BYTES,...] "
-                    "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-g GAMMA] "
+                    "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-w SECONDS] "
+                    "[-g GAMMA] "
                     "[-L ALPHA,BETA[,GAMMA[,O,E]]]\n");
     exit(2);
 }
@@ -374,7 +416,7 @@ static void parse(int argc, char **argv, options_t *o)
     for (i = 0; i < NBENCHES; i++)
         o->run[o->nrun++] = &benches[i];
     parse_sizes(o, "8,1024,65536,1048576");
-    while ((ch = getopt(argc, argv, "c:b:i:r:m:g:L:")) != -1) {
+    while ((ch = getopt(argc, argv, "c:b:i:r:m:w:g:L:")) != -1) {
         switch (ch) {
         case 'c':
             parse_colls(o, optarg);
@@ -391,6 +433,9 @@ static void parse(int argc, char **argv, options_t *o)
         case 'm':
             o->max_bytes = strtoull(optarg, NULL, 10);
             break;
+        case 'w':
+            o->wall = strtod(optarg, NULL);
+            break;
         case 'g':
             o->gamma = strtod(optarg, NULL);
             break;
@@ -402,7 +447,7 @@ static void parse(int argc, char **argv, options_t *o)
         }
     }
     if (o->iters < 1 || o->roots < 1 || o->nrun < 1 || o->nsizes < 1 ||
-        !(o->gamma >= 0) || optind != argc)
+        !(o->gamma >= 0) || !(o->wall >= 0) || optind != argc)
         usage();
 }
 
@@ -440,13 +485,14 @@ static void print_bounds(const options_t *o, int p)
     }
 }
 
-/* One untimed call of b at the smallest size, then its cells. */
+/* One untimed call of b at the smallest size, then its cells while -w's
+ * budget lasts. */
 static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
 {
     cell_t c = {.e = e};
     size_t small = o->sizes[0];
-    double t0;
-    int k, failed = 0;
+    double t0, start, last = 0, w;
+    int k, failed = 0, go = 1;
 
     for (k = 1; k < o->nsizes; k++)
         small = o->sizes[k] < small ? o->sizes[k] : small;
@@ -460,9 +506,24 @@ static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
             printf("collbench-setup,%s,%.9g\n", b->name, MPI_Wtime() - t0);
         cell_free(&c);
     }
-    for (k = 0; k < o->nsizes; k++)
+    start = wall_clock(); /* the setup call is not in the budget */
+    for (k = 0; k < o->nsizes; k++) {
+        if (go && o->wall > 0)
+            go = flag_from_root(e, wall_clock() - start + last <= o->wall);
+        if (!go) {
+            if (e->rank == 0)
+                printf("collbench,%s,%zu,timeout,wall budget of %g s\n",
+                       b->name, o->sizes[k], o->wall);
+            continue;
+        }
+        w = wall_clock();
         failed +=
             bench_cell(e, b, o->sizes[k], o->iters, o->roots, o->max_bytes);
+        last = wall_clock() - w;
+        if (e->rank == 0)
+            printf("collbench-wall,%s,%zu,%.3f\n", b->name, o->sizes[k], last);
+    }
+    fflush(stdout);
     return failed;
 }
 
