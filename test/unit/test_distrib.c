@@ -31,7 +31,12 @@
  * 10 times faster than the linear ring, and on the regular distribution
  * within 5% of it.
  *
- * Needs the registry rows allgatherv "pipelined_ring" and "ring".  Links
+ * circulant (circulant_allgatherv.c), the other pipelined allgatherv,
+ * runs the same distributions, and on the model must come near the bcast
+ * optimum on the broadcast one.
+ *
+ * Needs the registry rows allgatherv "pipelined_ring", "circulant" and
+ * "ring".  Links
  * against the core library only (no harness): MPI is initialised as a
  * singleton, Check runs in CK_NOFORK mode.
  */
@@ -270,12 +275,18 @@ static const int plist[] = {2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
                             12, 13, 14, 15, 16, 17, 32, 61, 100};
 static const size_t clist[] = {1, 7, 100, 4099};
 
-/* One distribution (the loop index) over p, c, in place, block size. */
-START_TEST(test_distrib_pipelined_ring)
+/* The pipelined allgathervs: loop index i is distribution i % D_N + 1
+ * of algorithm i / D_N. */
+static const char *const pipelined[] = {"pipelined_ring", "circulant"};
+
+/* One distribution of one algorithm over p, c, in place and the block
+ * parameter (a size for the ring, a count for circulant: automatic,
+ * about c / 4, one). */
+START_TEST(test_distrib_pipelined)
 {
     const ch4coll_algo_t *al =
-        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
-    int dist = _i, pi, ci, ip, bi, fails = 0;
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, pipelined[_i / D_N]);
+    int dist = _i % D_N + 1, pi, ci, ip, bi, fails = 0;
     size_t m[100];
     char err[1024];
 
@@ -284,8 +295,9 @@ START_TEST(test_distrib_pipelined_ring)
         for (ci = 0; ci < (int) (sizeof clist / sizeof clist[0]); ci++) {
             int p = plist[pi];
             size_t c = clist[ci];
-            /* automatic, about four blocks of the base size, one byte */
-            int64_t blocks[3] = {0, (int64_t) (c / 4 + 1), 1};
+            /* automatic, about four blocks of the base size (the ring's
+             * block size, circulant's count), one byte or one block */
+            int64_t blocks[3] = {0, _i < D_N ? (int64_t) (c / 4 + 1) : 4, 1};
             distrib_counts(dist, p, c, m);
             for (ip = 0; ip < 2; ip++)
                 for (bi = 0; bi < (c <= 100 ? 3 : 2); bi++) {
@@ -294,10 +306,10 @@ START_TEST(test_distrib_pipelined_ring)
                         0) {
                         if (fails++ < 5)
                             fprintf(stderr,
-                                    "FAIL distribution %d p=%d c=%zu "
+                                    "FAIL %s distribution %d p=%d c=%zu "
                                     "inplace=%d block=%lld: %s\n",
-                                    dist, p, c, ip, (long long) blocks[bi],
-                                    err);
+                                    al->name, dist, p, c, ip,
+                                    (long long) blocks[bi], err);
                     }
                 }
         }
@@ -357,6 +369,49 @@ START_TEST(test_distrib_model)
     ck_assert(tp > 0 && tr > 0);
     ck_assert_msg(tp <= 1.05 * tr, "regular: ring %g s, pipelined %g s", tr,
                   tp);
+}
+END_TEST
+
+/* circulant on the same model: on the broadcast distribution (p = 30,
+ * 32 MiB) within 1.25x of the bcast optimum T* (model/bounds.c's
+ * pipelined bound) and faster than the pipelined ring; on the regular
+ * one ceil(lg p) rounds, so faster than the linear ring at small
+ * contributions, and within 5% of it at large ones. */
+START_TEST(test_distrib_circulant_model)
+{
+    const ch4coll_algo_t *cg =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "circulant");
+    const ch4coll_algo_t *pr =
+        ch4coll_algo_find(CH4COLL_ALLGATHERV, "pipelined_ring");
+    const ch4coll_algo_t *ring = ch4coll_algo_find(CH4COLL_ALLGATHERV, "ring");
+    const ch4coll_model_t *md = &ch4coll_model_default;
+    int64_t params[CH4COLL_MAX_PARAMS] = {0};
+    size_t m[30], total = (size_t) 32 << 20;
+    double tc, tp, tr, bound, q1 = 4; /* ceil(lg 30) - 1 */
+
+    ck_assert_ptr_nonnull(cg);
+    distrib_counts(D_BROADCAST, 30, total, m);
+    tc = replay_counts(cg, params, 30, m);
+    tp = replay_counts(pr, params, 30, m);
+    bound = pow(sqrt(q1 * md->alpha) + sqrt((double) total * md->beta), 2);
+    ck_assert(tc > 0 && tp > 0);
+    ck_assert_msg(tc <= 1.25 * bound && tc < tp,
+                  "broadcast: circulant %g s, T* %g s, pipelined ring %g s", tc,
+                  bound, tp);
+    distrib_counts(D_REGULAR, 30, 64, m);
+    tc = replay_counts(cg, params, 30, m);
+    tr = replay_counts(ring, params, 30, m);
+    ck_assert_msg(tc > 0 && tc < 0.5 * tr,
+                  "regular 64 B: circulant %g s, "
+                  "ring %g s",
+                  tc, tr);
+    distrib_counts(D_REGULAR, 30, total / 30, m);
+    tc = replay_counts(cg, params, 30, m);
+    tr = replay_counts(ring, params, 30, m);
+    ck_assert_msg(tc > 0 && tc <= 1.05 * tr,
+                  "regular: circulant %g s, "
+                  "ring %g s",
+                  tc, tr);
 }
 END_TEST
 
@@ -520,8 +575,9 @@ static Suite *distrib_suite(void)
     tcase_add_test(tc, test_distrib_counts);
     tcase_add_test(tc, test_distrib_reranking);
     tcase_add_test(tc, test_distrib_regular_is_ring);
-    tcase_add_loop_test(tc, test_distrib_pipelined_ring, 1, D_N + 1);
+    tcase_add_loop_test(tc, test_distrib_pipelined, 0, 2 * D_N);
     tcase_add_test(tc, test_distrib_model);
+    tcase_add_test(tc, test_distrib_circulant_model);
     suite_add_tcase(s, tc);
     return s;
 }

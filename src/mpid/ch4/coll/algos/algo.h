@@ -468,6 +468,8 @@ int ch4coll_bcast_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
 double ch4coll_cost_bcast_circulant(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+int ch4coll_allgatherv_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
+                                 const int64_t *);
 int ch4coll_allgather_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
 int ch4coll_reduce_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -490,6 +492,9 @@ double ch4coll_cost_reduce_scatter_block_circulant(const ch4coll_args_t *,
 
 double ch4coll_cost_reduce_circulant(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_circulant(const ch4coll_args_t *,
+                                         const int64_t *,
+                                         const ch4coll_model_t *);
 double ch4coll_cost_allgather_circulant(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
 double ch4coll_cost_bcast_two_tree(const ch4coll_args_t *, const int64_t *,

@@ -374,6 +374,17 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "(Traeff et al.); irregular counts",
      .cost = ch4coll_cost_allgatherv_pipelined_ring,
      .ntags = ch4coll_ntags_allgatherv_pipelined_ring},
+    {.name = "circulant",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_circulant,
+     .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
+                 "blocks n per contribution (0: automatic, from 1 for even "
+                 "contributions to the bcast's n* when one dominates, on "
+                 "the default model)"}},
+     .desc = "p broadcasts of n blocks on one circulant graph (Traeff 2025): "
+             "n-1+ceil(lg p) rounds, one packed message per rank and round; "
+             "irregular counts, any p",
+     .cost = ch4coll_cost_allgatherv_circulant},
     NATIVE_ROW(CH4COLL_ALLGATHERV),
 
     {.name = "pairwise",
