@@ -77,9 +77,9 @@
 #include "../topo/circulant.h"
 #include "../topo/topo.h"
 
-#define AGV_HELD (-2) /* a block held without a vertex to wait for */
-#define AGV_RUNS 2        /* a message of more runs is packed */
-#define AGV_SMALL 8192    /* and one of two runs up to this many bytes */
+#define AGV_HELD  (-2) /* a block held without a vertex to wait for */
+#define AGV_RUNS  2    /* a message of more runs is packed */
+#define AGV_SMALL 8192 /* and one of two runs up to this many bytes */
 
 static size_t agv_count(const ch4coll_args_t *a, int j)
 {
@@ -114,7 +114,8 @@ static double agv_estimate(const ch4coll_circ_t *g, long n, double sum,
     double rounds = (double) ch4coll_circ_rounds(g, n);
     double block = ceil(hi / (double) n), spread = rounds * block;
 
-    return rounds * m->alpha + m->beta * (sum - lo > spread ? sum - lo : spread);
+    return rounds * m->alpha +
+           m->beta * (sum - lo > spread ? sum - lo : spread);
 }
 
 /* Most blocks per contribution: the build keeps p n vertex ids. */
@@ -218,8 +219,9 @@ static long agv_nblocks(const ch4coll_args_t *a, const int64_t *params,
          n <= nmax && n <= t && nc < 64; n *= 2)
         cand[nc++] = (double) n;
     for (i = 0; i < nc; i++) {
-        cand[i] = cand[i] < 1 ? 1 : cand[i] > (double) nmax ? (double) nmax
-                                                            : floor(cand[i]);
+        cand[i] = cand[i] < 1               ? 1
+                  : cand[i] > (double) nmax ? (double) nmax
+                                            : floor(cand[i]);
         work += agv_work(g, (long) cand[i]);
     }
     if (work <= AGV_WORK)
@@ -248,10 +250,10 @@ typedef struct {
     const ch4coll_args_t *a;
     ch4coll_circ_t g;
     long n;
-    int *send;   /* send[v q + k]: send schedule of relative rank v */
-    int *recv;   /* recv[v q + k], v > 0 */
-    int *ready;  /* ready[j n + b]: block b of root j is in place after it */
-    int *deps;   /* p + 3 vertex ids */
+    int *send;  /* send[v q + k]: send schedule of relative rank v */
+    int *recv;  /* recv[v q + k], v > 0 */
+    int *ready; /* ready[j n + b]: block b of root j is in place after it */
+    int *deps;  /* p + 3 vertex ids */
     agv_piece_t *pieces; /* p of them */
     int *run;            /* p of them: agv_runs */
     int sbuf[2], rbuf[2];
@@ -356,8 +358,8 @@ static int agv_send_runs(agv_t *st, int np, int to)
         }
         nd = agv_clock(st, st->deps, nd);
         st->last_send = ch4coll_sched_send(
-            st->s, ch4coll_ref(CH4COLL_BUF_RECV, st->pieces[x].off), len, to,
-            0, nd, st->deps);
+            st->s, ch4coll_ref(CH4COLL_BUF_RECV, st->pieces[x].off), len, to, 0,
+            nd, st->deps);
         x = y;
     }
     return CH4COLL_OK;
@@ -381,9 +383,8 @@ static int agv_send_packed(agv_t *st, int np, int to, size_t bytes, int slot)
         at += st->pieces[x].len;
     }
     nd = agv_clock(st, st->deps, nd);
-    st->last_send = st->sent[slot] =
-        ch4coll_sched_send(st->s, ch4coll_ref(st->sbuf[slot], 0), bytes, to,
-                           0, nd, st->deps);
+    st->last_send = st->sent[slot] = ch4coll_sched_send(
+        st->s, ch4coll_ref(st->sbuf[slot], 0), bytes, to, 0, nd, st->deps);
     return CH4COLL_OK;
 }
 

@@ -61,7 +61,7 @@ void ch4coll_sched_destroy(ch4coll_sched_t *s)
     ch4coll_free(s->deps);
     ch4coll_free(s->bufs);
     ch4coll_free(s->scratch_of);
-    ch4coll_free(s->scratch);
+    ch4coll_scratch_free(s->scratch);
     ch4coll_free(s->succ);
     ch4coll_free(s->indeg);
     ch4coll_free(s->roots);
@@ -356,7 +356,7 @@ static int bind_scratch(ch4coll_sched_t *s)
 
     if (total == 0)
         return CH4COLL_OK;
-    s->scratch = ch4coll_malloc(total);
+    s->scratch = ch4coll_scratch_alloc(total);
     if (!s->scratch)
         return CH4COLL_ERR_NOMEM;
     for (b = CH4COLL_BUF_FIRST_SCRATCH; b < s->nbufs; b++)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ch4coll_log_level = 0;
 int ch4coll_log_rank = -1;
@@ -17,6 +18,10 @@ static uint64_t alloc_calls;
 /* ------------------------------------------------ lock.h: ticket lock */
 
 #include "lock.h"
+
+#ifdef CH4COLL_SMPI
+#include <smpi/smpi.h>
+#endif
 
 int ch4coll_locking;
 static unsigned lock_next, lock_serving; /* tickets handed out, served */
@@ -97,6 +102,44 @@ void *ch4coll_realloc(void *old, size_t n)
 void ch4coll_free(void *p)
 {
     free(p);
+}
+
+#ifdef CH4COLL_SMPI
+/* CH4COLL_SMPI_FOLD=1: read once. */
+static int fold_scratch(void)
+{
+    static int fold = -1;
+
+    if (fold < 0) {
+        const char *e = getenv("CH4COLL_SMPI_FOLD");
+        fold = e && strcmp(e, "1") == 0;
+    }
+    return fold;
+}
+#endif
+
+void *ch4coll_scratch_alloc(size_t n)
+{
+#ifdef CH4COLL_SMPI
+    if (fold_scratch() && n >= ((size_t) 1 << 20)) {
+        void *p = SMPI_SHARED_MALLOC(n);
+        if (p)
+            count_alloc();
+        return p;
+    }
+#endif
+    return ch4coll_malloc(n);
+}
+
+void ch4coll_scratch_free(void *p)
+{
+#ifdef CH4COLL_SMPI
+    if (fold_scratch()) {
+        SMPI_SHARED_FREE(p); /* a pointer it did not hand out: free() */
+        return;
+    }
+#endif
+    ch4coll_free(p);
 }
 
 const char *ch4coll_strerror(int status)

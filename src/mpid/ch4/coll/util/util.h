@@ -33,6 +33,14 @@ void *ch4coll_malloc(size_t n);
 void *ch4coll_calloc(size_t n, size_t sz);
 void *ch4coll_realloc(void *p, size_t n);
 void ch4coll_free(void *p);
+/* A schedule's scratch arena, which holds data only (never control):
+ * ch4coll_malloc and ch4coll_free, except in the SimGrid build when the
+ * environment has CH4COLL_SMPI_FOLD=1 (maint/smpi-compare's timing runs,
+ * whose data nobody reads): there an arena of 1 MiB or more comes from
+ * SMPI_SHARED_MALLOC, so that a simulation neither faults in nor copies
+ * gigabytes it does not need (simulated times do not change). */
+void *ch4coll_scratch_alloc(size_t n);
+void ch4coll_scratch_free(void *p);
 /* Number of successful ch4coll_malloc/calloc/realloc calls so far. */
 uint64_t ch4coll_alloc_calls(void);
 
