@@ -16,7 +16,9 @@
 #include <check.h>
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "algos/algo.h"
@@ -151,6 +153,66 @@ START_TEST(test_config_load)
 }
 END_TEST
 
+/* A JSON file of text in the temporary directory: its path. */
+static void write_tmp(char *path, const char *text)
+{
+    int fd;
+    FILE *f;
+
+    strcpy(path, "/tmp/ch4coll-machine-XXXXXX");
+    fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* MPIR_CVAR_CH4COLL_MACHINE: a description's model becomes the model of
+ * the automatic parameters; a bad or missing file is an error and leaves
+ * the default; and circulant's automatic block count follows it. */
+START_TEST(test_config_machine)
+{
+    ch4coll_config_t saved = ch4coll_config;
+    char good[64], bad[64];
+    const char *var = "MPIR_CVAR_CH4COLL_MACHINE";
+    const ch4coll_algo_t *bc = ch4coll_algo_find(CH4COLL_BCAST, "circulant");
+    ch4coll_model_t fast = {1e-7, 1e-10, 0, 1e-7, 1e-10};
+    ch4coll_args_t a = {.coll = CH4COLL_BCAST, .size = 1000, .count = 1 << 20};
+    int64_t params[CH4COLL_MAX_PARAMS] = {0};
+    double t_default, t_own;
+
+    write_tmp(good, "{\"name\": \"t\", \"model\": {\"alpha\": 1e-7, "
+                    "\"beta\": 1e-10, \"gamma\": 0}}");
+    write_tmp(bad, "{\"name\": \"t\", \"model\": {\"alpha\": 1e-7}}");
+    setenv(var, good, 1);
+    ck_assert_int_eq(ch4coll_config_load(), 0);
+    ck_assert(ch4coll_config.model.alpha == 1e-7);
+    ck_assert(ch4coll_config.model.beta_node == 1e-10); /* beta's default */
+    setenv(var, bad, 1);
+    ck_assert_int_eq(ch4coll_config_load(), 1);
+    ck_assert(ch4coll_config.model.alpha == ch4coll_model_default.alpha);
+    setenv(var, "/nonexistent/machine.json", 1);
+    ck_assert_int_eq(ch4coll_config_load(), 1);
+    ck_assert(ch4coll_config.model.beta == ch4coll_model_default.beta);
+    unsetenv(var);
+    ck_assert_int_eq(ch4coll_config_load(), 0);
+    unlink(good);
+    unlink(bad);
+    ch4coll_config = saved;
+
+    /* 1 MiB at p = 1000 priced on a 20x lower alpha: the n chosen on that
+     * model (more blocks) is faster there than the default model's n */
+    ck_assert_ptr_nonnull(bc);
+    a.elem.size = a.elem.extent = 1;
+    t_default = bc->cost(&a, params, &fast);
+    a.model = &fast;
+    t_own = bc->cost(&a, params, &fast);
+    ck_assert_msg(t_own < 0.95 * t_default, "own model %g s, default %g s",
+                  t_own, t_default);
+}
+END_TEST
+
 /* The virtual placement variables: values, and bad values keep defaults. */
 START_TEST(test_config_virtual)
 {
@@ -187,6 +249,7 @@ static Suite *cvar_suite(void)
     tcase_add_test(tc, test_parse_algorithm);
     tcase_add_test(tc, test_config_load);
     tcase_add_test(tc, test_config_virtual);
+    tcase_add_test(tc, test_config_machine);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -54,6 +54,7 @@ ch4coll_common_c = \
 	$(ch4coll)/select/select.c \
 	$(ch4coll)/select/tree.c \
 	$(ch4coll)/select/predicates.c \
+	$(ch4coll)/select/machine_model.c \
 	$(ch4coll)/core/cache.c \
 	$(ch4coll)/core/comm.c \
 	$(ch4coll)/core/run.c \
@@ -97,7 +98,7 @@ ch4coll_h = \
 	$(ch4coll)/algos/algo.h $(ch4coll)/algos/hazard.h \
 	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h \
 	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \
-	$(ch4coll)/select/tree.h \
+	$(ch4coll)/select/tree.h $(ch4coll)/select/machine_model.h \
 	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \
 	$(ch4coll)/sched/loop_run.h \
 	$(ch4coll)/model/model.h $(ch4coll)/model/replay.h \

@@ -102,6 +102,9 @@ typedef struct ch4coll_args {
     const ch4coll_locality_t *loc;  /* NULL: one rank per node */
     ch4coll_subselect_fn subselect; /* NULL: compositions use defaults */
     int nonblocking; /* MPI_I<coll> or <coll>_init: selection input only */
+    /* The model the automatic parameters follow (MPIR_CVAR_CH4COLL_MACHINE
+     * or a model spec's); NULL: ch4coll_model_default. */
+    const ch4coll_model_t *model;
 } ch4coll_args_t;
 
 /* Parameters: int64 values, declared per algorithm with range and default. */
@@ -304,6 +307,13 @@ int ch4coll_allreduce_reduce_bcast(ch4coll_sched_t *, const ch4coll_args_t *,
 
 int ch4coll_bcast_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
                                     const int64_t *);
+
+/* The model of a call's automatic parameters (block counts and sizes
+ * chosen from alpha, beta, gamma). */
+static inline const ch4coll_model_t *ch4coll_auto_model(const ch4coll_args_t *a)
+{
+    return a->model ? a->model : &ch4coll_model_default;
+}
 
 /* Bytes of n elements of the call's element (the model's unit). */
 static inline double ch4coll_nbytes(const ch4coll_args_t *a, size_t n)

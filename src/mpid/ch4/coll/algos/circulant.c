@@ -28,9 +28,9 @@
  * first-come ports can stretch (doc/algorithms.md).  For m bytes,
  * n* = sqrt((q - 1) beta m / alpha) gives T* = (sqrt((q - 1) alpha) +
  * sqrt(beta m))^2, the optimum of any n-block schedule.  Parameter blocks
- * (default 0 = n* on the default model, model/model.h, between 1 and the
- * byte count).  Memory: no scratch; the build holds n vertex ids (freed
- * before it returns).  Any p, any root.
+ * (default 0 = n* on the call's model: MPIR_CVAR_CH4COLL_MACHINE's or the
+ * default, between 1 and the byte count).  Memory: no scratch; the build holds
+ * n vertex ids (freed before it returns).  Any p, any root.
  *
  * Worked example, p = 10, root 0, n = 2: q = 4, s = 1 2 3 5 10, x = 3,
  * 5 rounds with k = 3, 0, 1, 2, 3.  Rank 7 (recv = -4 -1 -2 1) gets in
@@ -67,12 +67,12 @@
 #include "../topo/circulant.h"
 #include "../topo/topo.h"
 
-/* n: the parameter, or n* on the default model (per_byte: beta, or beta
- * + gamma for a reduction); 1 <= n <= count. */
+/* n: the parameter, or n* on the call's model (ch4coll_auto_model;
+ * per_byte: beta, or beta + gamma for a reduction); 1 <= n <= count. */
 static long circ_nblocks(const ch4coll_args_t *a, const int64_t *params,
                          const ch4coll_circ_t *g, double per_byte)
 {
-    const ch4coll_model_t *m = &ch4coll_model_default;
+    const ch4coll_model_t *m = ch4coll_auto_model(a);
     double bytes = ch4coll_nbytes(a, a->count);
     long n = (long) params[0];
 
@@ -142,7 +142,7 @@ int ch4coll_bcast_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (a->count == 0 || p == 1)
         return CH4COLL_OK;
     ch4coll_circ_init(&g, p);
-    st.n = circ_nblocks(a, params, &g, ch4coll_model_default.beta);
+    st.n = circ_nblocks(a, params, &g, ch4coll_auto_model(a)->beta);
     st.got = ch4coll_malloc((size_t) st.n * sizeof *st.got);
     if (!st.got)
         return CH4COLL_ERR_NOMEM;
@@ -170,7 +170,7 @@ int ch4coll_bcast_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
 static double circ_cost(const ch4coll_args_t *a, const int64_t *params,
                         const ch4coll_model_t *m, int fold)
 {
-    const ch4coll_model_t *md = &ch4coll_model_default;
+    const ch4coll_model_t *md = ch4coll_auto_model(a);
     ch4coll_circ_t g;
     size_t big;
     double bytes;
@@ -354,9 +354,9 @@ int ch4coll_reduce_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (p == 1)
         return CH4COLL_OK;
     ch4coll_circ_init(&g, p);
-    st.n =
-        circ_nblocks(a, params, &g,
-                     ch4coll_model_default.beta + ch4coll_model_default.gamma);
+    st.n = circ_nblocks(a, params, &g,
+                        ch4coll_auto_model(a)->beta +
+                            ch4coll_auto_model(a)->gamma);
     st.last = ch4coll_malloc((size_t) st.n * sizeof *st.last);
     if (!st.last)
         return CH4COLL_ERR_NOMEM;

@@ -35,8 +35,8 @@
  * posted in round order, so one tag suffices.
  *
  * Block count.  The parameter, or the candidate n that is fastest in lock
- * step on the default model (model/model.h): n = 1 when the
- * contributions are about equal (ceil(lg p) rounds, and the per-rank
+ * step on the call's model (MPIR_CVAR_CH4COLL_MACHINE's or the default): n = 1
+ * when the contributions are about equal (ceil(lg p) rounds, and the per-rank
  * volume M - c_r already: section 9 of the notes), up to about the
  * broadcast's n* = sqrt((q-1) beta c_max / alpha) when one contribution
  * dominates and must be pipelined; in between (Träff's linear and
@@ -189,7 +189,7 @@ static double agv_work(const ch4coll_circ_t *g, long n)
 
 #define AGV_WORK 16777216.0 /* adds the choice of n may spend */
 
-/* n: the parameter, or the best of the candidates on the default model:
+/* n: the parameter, or the best of the candidates on the call's model:
  * the powers of two up to twice the larger of the next two, the broadcast's
  * n* = sqrt((q-1) beta c_max / alpha) and where the largest
  * contribution's pipeline meets the per-rank volume, each rounded both
@@ -199,7 +199,7 @@ static double agv_work(const ch4coll_circ_t *g, long n)
 static long agv_nblocks(const ch4coll_args_t *a, const int64_t *params,
                         const ch4coll_circ_t *g)
 {
-    const ch4coll_model_t *m = &ch4coll_model_default;
+    const ch4coll_model_t *m = ch4coll_auto_model(a);
     double sum, lo, hi, cand[64], t, best_t = -1, work = 0;
     long nmax = agv_nmax(a), n, best = 1;
     int i, nc = 0, *recv = NULL;

@@ -13,11 +13,11 @@
  * Steps (every rank computes the same from the counts and the parameter):
  *   1. Block size B: the parameter, or if 0 the paper's choice (2.4): B =
  *      m' when all m_i = m' (the linear ring), else eq. (2) with alpha and
- *      beta of ch4coll_model_default,
- *        B = sqrt(m alpha / beta / ((p - z)/2 - 1 + floor(z / (p - z)))),
- *      z = ranks with 0 bytes, m = sum m_i (the paper prints (p + z)/2; its
- *      own round count gives (p - z)/2).  B is clamped to [1, max m_i] and
- *      raised to give at most 2^20 blocks.
+ *      beta of the call's model (ch4coll_auto_model:
+ * MPIR_CVAR_CH4COLL_MACHINE's or the default), B = sqrt(m alpha / beta / ((p -
+ * z)/2 - 1 + floor(z / (p - z)))), z = ranks with 0 bytes, m = sum m_i (the
+ * paper prints (p + z)/2; its own round count gives (p - z)/2).  B is clamped
+ * to [1, max m_i] and raised to give at most 2^20 blocks.
  *   2. Ring order (2.3): the q = p - z ranks with data take positions
  *      floor(k p / q), k < q, in rank order, the empty ranks the others,
  *      so floor(z/q) or ceil(z/q) empty ranks sit between two with data.
@@ -73,10 +73,10 @@ static size_t nblocks(size_t m, size_t B)
     return m == 0 ? 0 : 1 + (m - 1) / B;
 }
 
-/* Block size of the call (step 1), the same on every rank. */
-static size_t block_size(const size_t *counts, int p, int64_t param)
+/* Block size of the call (step 1) on model md, the same on every rank. */
+static size_t block_size(const ch4coll_model_t *md, const size_t *counts, int p,
+                         int64_t param)
 {
-    const ch4coll_model_t *md = &ch4coll_model_default;
     size_t m = 0, mmax = 0, mmin = SIZE_MAX, B, nb = 0;
     int i, q = 0, z;
 
@@ -359,7 +359,7 @@ int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *s,
     g.a = a;
     g.left = order[(x - 1 + p) % p];
     g.right = order[(x + 1) % p];
-    g.B = block_size(a->counts, p, params[0]);
+    g.B = block_size(ch4coll_auto_model(a), a->counts, p, params[0]);
     for (pos = 0; pos < p; pos++)
         all += nblocks(a->counts[pos], g.B);
     g.nown = nblocks(own, g.B);
@@ -404,7 +404,7 @@ double ch4coll_cost_allgatherv_pipelined_ring(const ch4coll_args_t *a,
         ch4coll_free(order);
         return INFINITY; /* no estimate without memory */
     }
-    B = block_size(a->counts, p, params[0]);
+    B = block_size(ch4coll_auto_model(a), a->counts, p, params[0]);
     tau = m->alpha + (double) (B < mmax ? B : mmax) * m->beta;
     best = -INFINITY;
     for (x = 0; x < p; x++) { /* here P = P[x] */

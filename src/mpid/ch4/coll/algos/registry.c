@@ -162,7 +162,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_bcast_circulant,
      .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
                  "pipeline blocks n (0: n* = sqrt((q-1) beta m / alpha) on "
-                 "the default model)"}},
+                 "MPIR_CVAR_CH4COLL_MACHINE's model or the default)"}},
      .desc = "n blocks in n-1+ceil(lg p) rounds on a circulant graph, "
              "round-optimal (Traeff 2025); any p, any root",
      .cost = ch4coll_cost_bcast_circulant},
@@ -239,7 +239,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .restrictions = CH4COLL_R_COMMUTATIVE,
      .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
                  "pipeline blocks n (0: n* = sqrt((q-1)(beta+gamma) m / "
-                 "alpha) on the default model)"}},
+                 "alpha) on MPIR_CVAR_CH4COLL_MACHINE's model or the "
+                 "default)"}},
      .desc = "the circulant broadcast run backwards with the folds: "
              "n-1+ceil(lg p) rounds (Traeff 2025); commutative",
      .cost = ch4coll_cost_reduce_circulant},
@@ -380,7 +381,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"blocks", 0, 0, (int64_t) 1 << 20,
                  "blocks n per contribution (0: automatic, from 1 for even "
                  "contributions to the bcast's n* when one dominates, on "
-                 "the default model)"}},
+                 "MPIR_CVAR_CH4COLL_MACHINE's model or the default)"}},
      .desc = "p broadcasts of n blocks on one circulant graph (Traeff 2025): "
              "n-1+ceil(lg p) rounds, one packed message per rank and round; "
              "irregular counts, any p",

@@ -295,6 +295,7 @@ static int shape(ch4coll_comm_t *c, const ch4coll_call_t *call,
     a->op = MPI_OP_NULL;
     a->loc = &c->loc;
     a->subselect = ch4coll_select_sub;
+    a->model = &ch4coll_config.model;
     if (ch4coll_coll_is_reduction(call->coll))
         ok = shape_reduction(c, call, a);
     else

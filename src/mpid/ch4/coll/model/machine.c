@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../sched/kernels.h"
+#include "../select/machine_model.h"
 
 void ch4coll_machine_init(ch4coll_machine_t *m)
 {
@@ -59,30 +60,6 @@ double ch4coll_machine_overhead(const char *s, double bytes)
     return cur > 0 ? cur : 0;
 }
 
-static int get_number(json_object *o, const char *key, double *v, int required,
-                      const char *where, char *err, size_t len)
-{
-    json_object *x;
-
-    if (!json_object_object_get_ex(o, key, &x)) {
-        if (required)
-            snprintf(err, len, "%s: no \"%s\"", where, key);
-        return required ? -1 : 0;
-    }
-    if (!json_object_is_type(x, json_type_double) &&
-        !json_object_is_type(x, json_type_int)) {
-        snprintf(err, len, "%s: \"%s\" is not a number", where, key);
-        return -1;
-    }
-    *v = json_object_get_double(x);
-    if (!(*v >= 0) || isinf(*v)) {
-        snprintf(err, len, "%s: \"%s\" is %g, not a finite number >= 0", where,
-                 key, *v);
-        return -1;
-    }
-    return 0;
-}
-
 static int get_string(json_object *o, const char *key, char *dst, size_t cap,
                       char *err, size_t len)
 {
@@ -103,26 +80,7 @@ static int get_string(json_object *o, const char *key, char *dst, size_t cap,
 static int load_model(json_object *root, ch4coll_machine_t *m, char *err,
                       size_t len)
 {
-    json_object *mo;
-    ch4coll_model_t *md = &m->model;
-
-    if (!json_object_object_get_ex(root, "model", &mo) ||
-        !json_object_is_type(mo, json_type_object)) {
-        snprintf(err, len, "no \"model\" object");
-        return -1;
-    }
-    if (get_number(mo, "alpha", &md->alpha, 1, "model", err, len) ||
-        get_number(mo, "beta", &md->beta, 1, "model", err, len) ||
-        get_number(mo, "gamma", &md->gamma, 1, "model", err, len))
-        return -1;
-    md->alpha_node = md->alpha;
-    md->beta_node = md->beta;
-    return get_number(mo, "alpha_node", &md->alpha_node, 0, "model", err,
-                      len) ||
-                   get_number(mo, "beta_node", &md->beta_node, 0, "model", err,
-                              len)
-               ? -1
-               : 0;
+    return ch4coll_json_model(root, &m->model, err, len);
 }
 
 static int load_smpi(json_object *root, ch4coll_machine_t *m, char *err,
@@ -151,9 +109,10 @@ static int load_smpi(json_object *root, ch4coll_machine_t *m, char *err,
             return -1;
         }
     }
-    if (get_number(so, "latency", &m->latency, 0, "smpi", err, len) ||
-        get_number(so, "bandwidth", &m->bandwidth, 0, "smpi", err, len) ||
-        get_number(so, "eager", &v, 0, "smpi", err, len))
+    if (ch4coll_json_number(so, "latency", &m->latency, 0, "smpi", err, len) ||
+        ch4coll_json_number(so, "bandwidth", &m->bandwidth, 0, "smpi", err,
+                            len) ||
+        ch4coll_json_number(so, "eager", &v, 0, "smpi", err, len))
         return -1;
     m->eager = (long long) v;
     return 0;
@@ -177,7 +136,8 @@ static int load_gamma(json_object *root, ch4coll_machine_t *m, char *err,
         double v;
 
         if (strcmp(key, "host_sum:double") == 0) {
-            if (get_number(go, key, &m->host_gamma, 1, "gamma", err, len))
+            if (ch4coll_json_number(go, key, &m->host_gamma, 1, "gamma", err,
+                                    len))
                 return -1;
             continue;
         }
@@ -189,7 +149,7 @@ static int load_gamma(json_object *root, ch4coll_machine_t *m, char *err,
             return -1;
         }
         (void) val;
-        if (get_number(go, key, &v, 1, "gamma", err, len))
+        if (ch4coll_json_number(go, key, &v, 1, "gamma", err, len))
             return -1;
         memcpy(g->op, key, (size_t) (colon - key));
         g->op[colon - key] = '\0';

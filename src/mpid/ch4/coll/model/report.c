@@ -191,6 +191,7 @@ static void model_args(const model_spec_t *d, int rank, size_t *v,
     }
     a->loc = spec_loc(d);
     a->subselect = ch4coll_select_sub;
+    a->model = &d->m; /* automatic parameters follow the spec's model */
 }
 
 /* The virtual placement of ppn= and map= into d->loc; node_of: 2 p ints

@@ -32,6 +32,9 @@ typedef struct {
     int virtual_ppn;    /* 0: host nodes; k: virtual nodes of k ranks */
     int virtual_map;    /* CH4COLL_MAP_BLOCK or CH4COLL_MAP_CYCLIC */
     int verify;         /* check arguments across ranks (core/verify.h) */
+    /* MPIR_CVAR_CH4COLL_MACHINE's model, else ch4coll_model_default: what
+     * the automatic parameters follow (args.model) */
+    ch4coll_model_t model;
     ch4coll_forced_t forced[CH4COLL_NCOLL];
     ch4coll_forced_t forced_nb[CH4COLL_NCOLL]; /* MPIR_CVAR_CH4COLL_I... */
     int nerrors; /* bad values seen while parsing */

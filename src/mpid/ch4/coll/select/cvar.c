@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "machine_model.h"
 
 /* Name, default, valid values, meaning: the table ch4coll-info --cvars
  * prints and doc/cvars.md mirrors. */
@@ -54,6 +55,13 @@ static const ch4coll_cvar_info_t cvar_table[] = {
      "when set, the default of every algorithm's chunk parameter (pipelined "
      "bcast, ring reductions); a chunk given in the tuning file or in "
      "MPIR_CVAR_CH4COLL_<COLL>_ALGORITHM still wins"},
+    {"MPIR_CVAR_CH4COLL_MACHINE", "(unset)",
+     "a path to a machine description (ch4coll-calibrate, machines/)",
+     "the alpha, beta and gamma that automatic parameters follow (the "
+     "block counts of the circulant algorithms, pipelined_ring's block "
+     "size) instead of the built-in default model (machines/default.json); "
+     "a missing or invalid file is reported at MPI_Init and the default "
+     "is used"},
     {"MPIR_CVAR_CH4COLL_VIRTUAL_PPN", "0", "0 .. 2^30",
      "0: nodes as the host reports them (MPI_Get_processor_name); k: treat "
      "the ranks of every communicator as placed on nodes of k ranks, to "
@@ -88,7 +96,8 @@ ch4coll_config_t ch4coll_config = {.enable = 1,
                                    .fallback = CH4COLL_FALLBACK_WARN,
                                    .cache_size = 64,
                                    .chunk_size = 65536,
-                                   .virtual_map = CH4COLL_MAP_BLOCK};
+                                   .virtual_map = CH4COLL_MAP_BLOCK,
+                                   .model = CH4COLL_MODEL_DEFAULT_INIT};
 
 int ch4coll_parse_int64(const char *text, int64_t min, int64_t max,
                         int64_t *out)
@@ -293,6 +302,30 @@ static void check_unknown_vars(void)
     }
 }
 
+/* MPIR_CVAR_CH4COLL_MACHINE: the model of a machine description; unset
+ * or bad, the default model. */
+static void load_machine(ch4coll_config_t *c)
+{
+    const char *path = ch4coll_getenv("MPIR_CVAR_CH4COLL_MACHINE");
+    char err[512];
+
+    c->model = ch4coll_model_default;
+    if (!path || !*path)
+        return;
+    if (ch4coll_machine_model_load(path, &c->model, err, sizeof err) != 0) {
+        c->nerrors++;
+        ch4coll_log(CH4COLL_LOG_WARN,
+                    "error: MPIR_CVAR_CH4COLL_MACHINE='%s': %s; using the "
+                    "default model",
+                    path, err);
+        return;
+    }
+    ch4coll_log(CH4COLL_LOG_INFO,
+                "machine %s: alpha %g s, beta %g s/B, gamma %g s/B for the "
+                "automatic parameters",
+                path, c->model.alpha, c->model.beta, c->model.gamma);
+}
+
 int ch4coll_config_load(void)
 {
     static const char *const bool_names[] = {"0", "1"};
@@ -355,6 +388,7 @@ int ch4coll_config_load(void)
                         val, err);
         }
     }
+    load_machine(c);
     check_unknown_vars();
     return c->nerrors;
 }
