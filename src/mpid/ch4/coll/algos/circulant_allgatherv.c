@@ -187,7 +187,7 @@ static double agv_work(const ch4coll_circ_t *g, long n)
     return (double) ch4coll_circ_rounds(g, n) * g->p * g->p;
 }
 
-#define AGV_WORK 16777216.0 /* adds the choice of n may spend */
+#define AGV_WORK 67108864.0 /* adds the choice of n may spend */
 
 /* n: the parameter, or the best of the candidates on the call's model:
  * the powers of two up to twice the larger of the next two, the broadcast's

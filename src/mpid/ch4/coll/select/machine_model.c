@@ -9,8 +9,7 @@
 #include <string.h>
 
 int ch4coll_json_number(json_object *o, const char *key, double *v,
-                        int required, const char *where, char *err,
-                        size_t len)
+                        int required, const char *where, char *err, size_t len)
 {
     json_object *x;
 
@@ -57,8 +56,8 @@ int ch4coll_json_model(json_object *root, ch4coll_model_t *m, char *err,
                : 0;
 }
 
-int ch4coll_machine_model_load(const char *path, ch4coll_model_t *m,
-                               char *err, size_t len)
+int ch4coll_machine_model_load(const char *path, ch4coll_model_t *m, char *err,
+                               size_t len)
 {
     json_object *root = json_object_from_file(path);
     ch4coll_model_t got;

@@ -22,17 +22,16 @@ struct json_object;
 /* o[key] as a finite number >= 0 into *v: 0; absent and not required: 0
  * with *v unchanged; else -1 with "where: why" in err. */
 int ch4coll_json_number(struct json_object *o, const char *key, double *v,
-                        int required, const char *where, char *err,
-                        size_t len);
+                        int required, const char *where, char *err, size_t len);
 
 /* The "model" object of a description's root: alpha, beta, gamma
  * (required), alpha_node and beta_node (default alpha and beta). */
-int ch4coll_json_model(struct json_object *root, ch4coll_model_t *m,
-                       char *err, size_t len);
+int ch4coll_json_model(struct json_object *root, ch4coll_model_t *m, char *err,
+                       size_t len);
 
 /* The model of the description in the file at path: 0, or -1 with the
  * reason in err. */
-int ch4coll_machine_model_load(const char *path, ch4coll_model_t *m,
-                               char *err, size_t len);
+int ch4coll_machine_model_load(const char *path, ch4coll_model_t *m, char *err,
+                               size_t len);
 
 #endif /* CH4COLL_MACHINE_MODEL_H */
