@@ -21,12 +21,13 @@
  * for every root j != r in rank order, the block its receive schedule
  * relative to j names.  Each broadcast's sends meet its receives (same
  * block, same round: test_circulant.c), so both sides list the same
- * blocks; they order them by offset in the receive buffer.  Empty blocks
- * are left out on both sides, and a round with nothing has no message.
- * Blocks that lie back to back form a run; a message of one run, or of
- * two runs above 8 KiB, goes as one message per run straight from and
- * into the receive buffer (equal contributions in rank order: n = 1 is
- * the allgather's schedule, no copies); any other is packed into a
+ * blocks, in root order.  Empty blocks are left out on both sides, and a
+ * round with nothing has no message.  How a message goes must not depend
+ * on displacements, which are each rank's own (MPI: only the counts
+ * agree): one block goes straight from and into the receive buffer;
+ * blocks of 32 KiB and more each go as a message of their own, straight,
+ * chained in root order (no copies for large contributions, and equal
+ * ones: the allgather's schedule); anything else is packed into a
  * scratch buffer (copies) and unpacked after its receive.  Two pack and
  * two unpack buffers alternate by round: a pack waits for the send two
  * rounds back, a receive for the unpacks two rounds back.  As in the
@@ -51,7 +52,8 @@
  * contributions and b_max = ceil(c_max / n): every rank receives all but
  * its own, and the largest contribution is an n-block broadcast.
  * Memory: two pack and two unpack buffers of the largest packed message
- * (about M / n at most); the build holds 2 p q schedule values and p n
+ * (rounds whose blocks are all 32 KiB or more pack nothing); the build
+ * holds 2 p q schedule values and p n
  * vertex ids.  Restrictions: none (any p, counts, displacements, in
  * place).
  *
@@ -72,14 +74,12 @@
 #include "algo.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #include "../topo/circulant.h"
 #include "../topo/topo.h"
 
-#define AGV_HELD  (-2) /* a block held without a vertex to wait for */
-#define AGV_RUNS  2    /* a message of more runs is packed */
-#define AGV_SMALL 8192 /* and one of two runs up to this many bytes */
+#define AGV_HELD (-2)  /* a block held without a vertex to wait for */
+#define AGV_BIG  32768 /* blocks this large go as messages of their own */
 
 static size_t agv_count(const ch4coll_args_t *a, int j)
 {
@@ -156,9 +156,9 @@ static double agv_round(const ch4coll_args_t *a, const ch4coll_circ_t *g,
 }
 
 /* The n-block schedule in lock step, each round as long as its largest
- * message: exact on the model but for the second message of a two-run
- * round that is not packed.  recv: the receive schedules of relative
- * ranks 1..p-1. */
+ * message: exact on the model but for rounds whose blocks of 32 KiB and
+ * more go as messages of their own (an alpha each).  recv: the receive
+ * schedules of relative ranks 1..p-1. */
 static double agv_lockstep(const ch4coll_args_t *a, const ch4coll_circ_t *g,
                            long n, const int *recv, const ch4coll_model_t *m)
 {
@@ -255,44 +255,32 @@ typedef struct {
     int *ready; /* ready[j n + b]: block b of root j is in place after it */
     int *deps;  /* p + 3 vertex ids */
     agv_piece_t *pieces; /* p of them */
-    int *run;            /* p of them: agv_runs */
     int sbuf[2], rbuf[2];
     int sent[2];  /* the send that read sbuf[i % 2] last */
     int freed[2]; /* the unpacks of rbuf[i % 2], joined */
     int last_send, last_recv;
 } agv_t;
 
-static int agv_by_offset(const void *x, const void *y)
-{
-    const agv_piece_t *a = x, *b = y;
+/* How round i's message goes, the same on both sides (it depends on the
+ * counts and the schedule only: displacements are each rank's own):
+ * one block straight from and into the receive buffer; blocks that are
+ * all large one message each, straight, in root order; else packed. */
+enum { AGV_ONE, AGV_EACH, AGV_PACK };
 
-    return a->off < b->off ? -1 : a->off > b->off;
+static int agv_shape(const agv_t *st, int np)
+{
+    int x;
+
+    if (np == 1)
+        return AGV_ONE;
+    for (x = 0; x < np; x++)
+        if (ch4coll_nbytes(st->a, st->pieces[x].len) < AGV_BIG)
+            return AGV_PACK;
+    return AGV_EACH;
 }
 
-/* Runs of pieces that lie back to back in the receive buffer: their
- * number; piece x starts run run[x] (or -1 inside one). */
-static int agv_runs(agv_t *st, int np)
-{
-    int x, nr = 0;
-
-    for (x = 0; x < np; x++) {
-        const agv_piece_t *pc = &st->pieces[x], *prev = pc - 1;
-        st->run[x] = x > 0 && prev->off + prev->len == pc->off ? -1 : nr++;
-    }
-    return nr;
-}
-
-/* Whether a message of np pieces (*bytes in all) is packed. */
-static int agv_packed(agv_t *st, int np, size_t bytes)
-{
-    int runs = agv_runs(st, np);
-
-    return runs > AGV_RUNS ||
-           (runs > 1 && ch4coll_nbytes(st->a, bytes) <= AGV_SMALL);
-}
-
-/* The blocks of round i in the message to (send) or from r - s[k], by
- * offset in the receive buffer: their number; *bytes their total. */
+/* The blocks of round i in the message to (send) or from r - s[k], in
+ * root order: their number; *bytes their total. */
 static int agv_pieces(agv_t *st, long i, int sending, size_t *bytes)
 {
     const ch4coll_args_t *a = st->a;
@@ -317,7 +305,6 @@ static int agv_pieces(agv_t *st, long i, int sending, size_t *bytes)
             agv_displ(a, j) + ch4coll_seg_off(c, st->n, b), len, j, b};
         *bytes += len;
     }
-    qsort(st->pieces, (size_t) np, sizeof *st->pieces, agv_by_offset);
     return np;
 }
 
@@ -343,24 +330,20 @@ static int agv_held(const agv_t *st, int x, int *d, int *nd)
     return have != -1;
 }
 
-/* Round i's message as at most two runs straight from the receive
- * buffer, chained in order. */
-static int agv_send_runs(agv_t *st, int np, int to)
+/* Round i's blocks as messages of their own, straight from the receive
+ * buffer, chained in root order. */
+static int agv_send_each(agv_t *st, int np, int to)
 {
-    int x = 0, y, nd;
+    int x, nd;
 
-    while (x < np) {
-        size_t len = 0;
-        for (nd = 0, y = x; y < np && (y == x || st->run[y] < 0); y++) {
-            if (!agv_held(st, y, st->deps, &nd))
-                return CH4COLL_ERR_ARG; /* a block not held */
-            len += st->pieces[y].len;
-        }
+    for (x = 0; x < np; x++) {
+        nd = 0;
+        if (!agv_held(st, x, st->deps, &nd))
+            return CH4COLL_ERR_ARG; /* a block not held */
         nd = agv_clock(st, st->deps, nd);
         st->last_send = ch4coll_sched_send(
-            st->s, ch4coll_ref(CH4COLL_BUF_RECV, st->pieces[x].off), len, to, 0,
-            nd, st->deps);
-        x = y;
+            st->s, ch4coll_ref(CH4COLL_BUF_RECV, st->pieces[x].off),
+            st->pieces[x].len, to, 0, nd, st->deps);
     }
     return CH4COLL_OK;
 }
@@ -397,31 +380,27 @@ static int agv_send(agv_t *st, long i)
 
     if (np == 0)
         return CH4COLL_OK;
-    if (!agv_packed(st, np, bytes))
-        return agv_send_runs(st, np, to);
+    if (agv_shape(st, np) != AGV_PACK)
+        return agv_send_each(st, np, to);
     return agv_send_packed(st, np, to, bytes, (int) (i % 2));
 }
 
 static void agv_recv(agv_t *st, long i)
 {
-    int p = st->a->size, k = ch4coll_circ_slot(&st->g, st->n, i), x, y, nd;
+    int p = st->a->size, k = ch4coll_circ_slot(&st->g, st->n, i), x, nd;
     int from = (st->a->rank - st->g.s[k] + p) % p, slot = (int) (i % 2);
     size_t bytes, at = 0;
     int np = agv_pieces(st, i, 0, &bytes), d[2];
 
     if (np == 0)
         return;
-    if (!agv_packed(st, np, bytes)) { /* straight into place */
-        for (x = 0; x < np; x = y) {
-            size_t len = 0;
-            for (y = x; y < np && (y == x || st->run[y] < 0); y++)
-                len += st->pieces[y].len;
+    if (agv_shape(st, np) != AGV_PACK) { /* straight into place */
+        for (x = 0; x < np; x++) {
+            const agv_piece_t *pc = &st->pieces[x];
             st->last_recv = ch4coll_sched_recv(
-                st->s, ch4coll_ref(CH4COLL_BUF_RECV, st->pieces[x].off), len,
-                from, 0, ch4coll_dep1(st->last_recv, d), d);
-            for (y = x; y < np && (y == x || st->run[y] < 0); y++)
-                st->ready[st->pieces[y].root * st->n + st->pieces[y].block] =
-                    st->last_recv;
+                st->s, ch4coll_ref(CH4COLL_BUF_RECV, pc->off), pc->len, from, 0,
+                ch4coll_dep1(st->last_recv, d), d);
+            st->ready[pc->root * st->n + pc->block] = st->last_recv;
         }
         return;
     }
@@ -455,8 +434,7 @@ static int agv_begin(agv_t *st)
     st->ready = ch4coll_malloc(np * (size_t) st->n * sizeof(int));
     st->deps = ch4coll_malloc((np + 3) * sizeof(int));
     st->pieces = ch4coll_malloc(np * sizeof *st->pieces);
-    st->run = ch4coll_malloc(np * sizeof *st->run);
-    if (!st->send || !st->ready || !st->deps || !st->pieces || !st->run)
+    if (!st->send || !st->ready || !st->deps || !st->pieces)
         return CH4COLL_ERR_NOMEM;
     st->recv = st->send + np * (size_t) q;
     for (v = 0; v < p; v++) {
@@ -467,7 +445,7 @@ static int agv_begin(agv_t *st)
     for (i = 0; i < rounds; i++)
         for (v = 0; v < 2; v++) {
             int pieces = agv_pieces(st, i, v, &bytes);
-            if (agv_packed(st, pieces, bytes) && bytes > most[v])
+            if (agv_shape(st, pieces) == AGV_PACK && bytes > most[v])
                 most[v] = bytes;
         }
     for (v = 0; v < 2; v++) {
@@ -518,7 +496,6 @@ int ch4coll_allgatherv_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ch4coll_free(st.ready);
     ch4coll_free(st.deps);
     ch4coll_free(st.pieces);
-    ch4coll_free(st.run);
     return rc;
 }
 
