@@ -5,8 +5,8 @@
  * buffers from colldata.h).
  *
  * usage: collbench [-c COLL,...] [-b BYTES,...] [-i ITERS] [-r ROOTS]
- *                  [-m MAXBYTES] [-w SECONDS] [-g GAMMA]
- *                  [-L ALPHA,BETA[,GAMMA[,O,E]]]
+ *                  [-m MAXBYTES] [-w SECONDS] [-g GAMMA] [-V BYTES]
+ *                  [-L ALPHA,BETA[,GAMMA[,O,E[,GAP]]]]
  *
  *   -c LIST    collectives, in this order (default all): allreduce, bcast,
  *              reduce, allgather, allgatherv, allgatherv:broadcast,
@@ -32,12 +32,20 @@
  *              seconds per byte of simulated time on the rank that
  *              computes it (a commutative user op that sums the ints and
  *              calls smpi_execute_flops; SMPI charges MPI_SUM nothing)
- *   -L A,B[,G[,O,E]]  also print the lower bound of every cell on the
- *              alpha-beta-gamma model (alpha A s, beta B s/byte, gamma G
- *              s/byte, default 0): rank 0 asks ch4coll_model(), as
+ *   -V BYTES   check a cell whose largest buffer is at most BYTES before
+ *              timing it: one call per root with private buffers, whose
+ *              data differs from call to call, checked on every rank (see
+ *              "checking" below); a wrong result makes it and the larger
+ *              sizes of its collective "wrong" cells, not timed (default 0:
+ *              none; the timed calls' shared buffers hold nothing)
+ *   -L A,B[,G[,O,E[,GAP]]]  also print the lower bound of every cell on
+ *              the alpha-beta-gamma model (alpha A s, beta B s/byte, gamma
+ *              G s/byte, default 0): rank 0 asks ch4coll_model(), as
  *              ch4coll-info --model does; a cell whose largest buffer is
  *              below E bytes sends only eager messages, and each costs O
- *              s more (the sender's and the receiver's overheads)
+ *              s more (the sender's and the receiver's overheads); GAP > 0:
+ *              the ranks are multi-ported, a rank starting a message every
+ *              GAP s (the model's gap= key: SimGrid's hosts are)
  *
  * A size means what ch4coll-info --model's bytes= means: bytes per rank,
  * MPI_INT elements (size / 4) for the reductions (allreduce, reduce: the
@@ -66,8 +74,8 @@
  * written as semicolons), "native" when ch4coll handed the call to SMPI,
  * "smpi" when ch4coll is disabled (MPIR_CVAR_CH4COLL_ENABLE=0); a skipped
  * cell has "skip" as its time and the reason last, a cell past -w's
- * budget "timeout".  With -L, rank 0 first
- * prints collbench-bound,<coll>,<bytes>,<seconds> for every cell.  The
+ * budget "timeout", a cell that failed -V's check "wrong".  With -L, rank 0
+ * first prints collbench-bound,<coll>,<bytes>,<seconds> for every cell.  The
  * harness's own calls use PMPI_.
  */
 #include <mpi.h>
@@ -110,8 +118,10 @@ static const bench_t benches[] = {
 /* One cell: element count per block, buffers and v-counts. */
 typedef struct {
     cd_env_t *e;
-    int count;            /* elements of MPI_INT or MPI_BYTE per block */
-    int *sbuf, *rbuf;     /* shared */
+    int count;        /* elements of MPI_INT or MPI_BYTE per block */
+    int *sbuf, *rbuf; /* shared, or private when checked */
+    size_t sbytes, rbytes;
+    int priv;             /* sbuf and rbuf from malloc (check_cell) */
     int *counts, *displs; /* allgatherv */
     int root;             /* bcast, reduce */
 } cell_t;
@@ -164,6 +174,8 @@ static size_t largest(const bench_t *b, int p, size_t bytes)
     }
 }
 
+/* The cell's buffers: shared, or private (c->priv) with room for every
+ * byte. */
 static void cell_alloc(cell_t *c, const bench_t *b, size_t bytes)
 {
     int p = c->e->size;
@@ -187,14 +199,28 @@ static void cell_alloc(cell_t *c, const bench_t *b, size_t bytes)
         rb = v_layout(b, p, bytes, c->counts, c->displs);
         sb = (size_t) c->counts[c->e->rank];
     }
+    c->sbytes = sb;
+    c->rbytes = rb;
+    if (c->priv) {
+        c->sbuf = malloc(ints_of(sb) * sizeof(int) + sizeof(int));
+        c->rbuf = malloc(ints_of(rb) * sizeof(int) + sizeof(int));
+        if (!c->sbuf || !c->rbuf)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        return;
+    }
     c->sbuf = cd_alloc(c->e, ints_of(sb));
     c->rbuf = cd_alloc(c->e, ints_of(rb));
 }
 
 static void cell_free(cell_t *c)
 {
-    cd_free(c->e, c->sbuf);
-    cd_free(c->e, c->rbuf);
+    if (c->priv) {
+        free(c->sbuf);
+        free(c->rbuf);
+    } else {
+        cd_free(c->e, c->sbuf);
+        cd_free(c->e, c->rbuf);
+    }
     free(c->counts);
     free(c->displs);
 }
@@ -310,11 +336,134 @@ static double wall_clock(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-/* Time one cell (iters calls at each of roots roots for bcast and reduce,
- * mean of the maximum over ranks) and print it; returns the number of
- * failed calls on rank 0. */
+/* ------------------------------------------------------------ checking
+ * -V: a cell whose largest buffer is at most -V bytes is first run with
+ * private buffers and checked on every rank, once per root.  The data
+ * changes from call to call (seed), so an algorithm that leaves a message
+ * behind for a later call to match is caught as well as a wrong result:
+ * SMPI's bcast SMP_linear, with one rank per host, sends each message
+ * twice to the next rank, which receives one; the next call takes the
+ * stale one at once and looked 3.6x faster than a binomial tree at
+ * p = 16 on the fat tree. */
+
+/* Byte i of the block rank q sends to rank d (d = 0 where one block). */
+static unsigned char byte_of(int q, int d, size_t i, int seed)
+{
+    return (unsigned char) (seed * 29 + q * 131 + d * 17 + (int) (i % 251) * 7);
+}
+
+/* Int i of rank q's vector, and the sum of all p ranks' (unsigned: it may
+ * wrap at large p, as the charged sum's adds do). */
+static unsigned val_of(int q, size_t i, int seed)
+{
+    return (unsigned) q + (unsigned) ((i + (size_t) seed) % 7);
+}
+
+static unsigned sum_of(int p, size_t i, int seed)
+{
+    unsigned pairs = p % 2 ? (unsigned) p * (unsigned) ((p - 1) / 2)
+                           : (unsigned) (p / 2) * (unsigned) (p - 1);
+
+    return pairs + (unsigned) p * val_of(0, i, seed);
+}
+
+static void fill_cell(const bench_t *b, cell_t *c, int seed)
+{
+    int me = c->e->rank, p = c->e->size, q;
+    size_t i, n = (size_t) c->count, nsend = c->sbytes / sizeof(int);
+    unsigned *si = (unsigned *) c->sbuf;
+    unsigned char *sb = (unsigned char *) c->sbuf,
+                  *rb = (unsigned char *) c->rbuf;
+
+    memset(rb, 0xa5, c->rbytes);
+    switch (b->kind) {
+    case ALLREDUCE:
+    case REDUCE:
+    case RSB:
+        for (i = 0; i < nsend; i++)
+            si[i] = val_of(me, i, seed);
+        break;
+    case BCAST:
+        for (i = 0; me == c->root && i < n; i++)
+            rb[i] = byte_of(c->root, 0, i, seed);
+        break;
+    case ALLTOALL:
+        for (q = 0; q < p; q++)
+            for (i = 0; i < n; i++)
+                sb[(size_t) q * n + i] = byte_of(me, q, i, seed);
+        break;
+    default: /* allgather(v): this rank's block */
+        for (i = 0; i < c->sbytes; i++)
+            sb[i] = byte_of(me, 0, i, seed);
+    }
+}
+
+/* Elements of this rank's result that are wrong. */
+static long wrong_in_cell(const bench_t *b, const cell_t *c, int seed)
+{
+    int me = c->e->rank, p = c->e->size, q;
+    size_t i, n = (size_t) c->count;
+    const unsigned *ri = (const unsigned *) c->rbuf;
+    const unsigned char *rb = (const unsigned char *) c->rbuf;
+    long bad = 0;
+
+    switch (b->kind) {
+    case ALLREDUCE:
+    case REDUCE:
+        for (i = 0; (b->kind == ALLREDUCE || me == c->root) && i < n; i++)
+            bad += ri[i] != sum_of(p, i, seed);
+        break;
+    case RSB:
+        for (i = 0; i < n; i++)
+            bad += ri[i] != sum_of(p, (size_t) me * n + i, seed);
+        break;
+    case BCAST:
+        for (i = 0; i < n; i++)
+            bad += rb[i] != byte_of(c->root, 0, i, seed);
+        break;
+    default: /* allgather(v), alltoall: block q from rank q */
+        for (q = 0; q < p; q++) {
+            size_t at = c->displs ? (size_t) c->displs[q] : (size_t) q * n;
+            size_t len = c->counts ? (size_t) c->counts[q] : n;
+            for (i = 0; i < len; i++)
+                bad += rb[at + i] !=
+                       byte_of(q, b->kind == ALLTOALL ? me : 0, i, seed);
+        }
+    }
+    return bad;
+}
+
+/* Run the cell once per root with private buffers and check it; the
+ * largest count of wrong elements on a rank, on every rank. */
+static long check_cell(cd_env_t *e, const bench_t *b, size_t bytes, int roots)
+{
+    static int seed;
+    cell_t c = {.e = e, .priv = 1};
+    long worst = 0;
+    int j;
+
+    cell_alloc(&c, b, bytes);
+    for (j = 0; j < roots; j++) {
+        c.root = (int) ((long) j * e->size / roots);
+        fill_cell(b, &c, ++seed);
+        PMPI_Barrier(MPI_COMM_WORLD);
+        worst = call(b, &c) == MPI_SUCCESS ? wrong_in_cell(b, &c, seed) : 1;
+        worst = (long) max_to_root(e, (double) worst);
+        if (flag_from_root(e, worst > 0))
+            break;
+    }
+    cell_free(&c);
+    return flag_from_root(e, (int) (worst > INT_MAX ? INT_MAX : worst));
+}
+
+enum { CELL_OK, CELL_FAILED, CELL_WRONG };
+
+/* Check one cell when its largest buffer is at most check bytes (-V),
+ * then time it (iters calls at each of roots roots for bcast and reduce,
+ * mean of the maximum over ranks) and print it; CELL_FAILED when a call
+ * failed on rank 0, CELL_WRONG when the check found a wrong result. */
 static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
-                      int roots, size_t max_bytes)
+                      int roots, size_t max_bytes, size_t check)
 {
     cell_t c = {.e = e};
     size_t big = largest(b, e->size, bytes);
@@ -329,10 +478,20 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
                    big ? "buffer above -m" : "count above INT_MAX");
         return 0;
     }
-    cell_alloc(&c, b, bytes);
     if (b->kind != BCAST && b->kind != REDUCE)
         roots = 1;
     roots = roots < e->size ? roots : e->size;
+    if (big <= check) {
+        long bad = check_cell(e, b, bytes, roots);
+        if (bad) {
+            if (e->rank == 0)
+                printf("collbench,%s,%zu,wrong,%ld wrong elements on a rank "
+                       "(or an MPI error)\n",
+                       b->name, bytes, bad);
+            return CELL_WRONG;
+        }
+    }
+    cell_alloc(&c, b, bytes);
     n = iters * roots;
     for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
         c.root = (int) ((long) (i / iters) * e->size / roots);
@@ -350,7 +509,7 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
     else if (e->rank == 0)
         printf("collbench,%s,%zu,fail,MPI error %d\n", b->name, bytes, rc);
     fflush(stdout);
-    return rc != MPI_SUCCESS;
+    return rc != MPI_SUCCESS ? CELL_FAILED : CELL_OK;
 }
 
 /* ------------------------------------------------------------ driver */
@@ -359,8 +518,9 @@ typedef struct {
     const bench_t *run[NBENCHES];
     int nrun, nsizes, iters, roots;
     size_t sizes[MAX_SIZES], max_bytes;
+    size_t check;      /* -V: check cells of buffers up to this, or 0 */
     double wall;       /* -w: wall seconds per collective, or 0 */
-    const char *model; /* -L "alpha,beta[,gamma[,o,eager]]" or NULL */
+    const char *model; /* -L "alpha,beta[,gamma[,o,eager[,gap]]]" or NULL */
     double gamma;      /* -g: seconds per reduced byte, or 0 */
 } options_t;
 
@@ -368,8 +528,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: collbench [-c COLL,...] [-b BYTES,...] "
                     "[-i ITERS] [-r ROOTS] [-m MAXBYTES] [-w SECONDS] "
-                    "[-g GAMMA] "
-                    "[-L ALPHA,BETA[,GAMMA[,O,E]]]\n");
+                    "[-g GAMMA] [-V BYTES] "
+                    "[-L ALPHA,BETA[,GAMMA[,O,E[,GAP]]]]\n");
     exit(2);
 }
 
@@ -416,7 +576,7 @@ static void parse(int argc, char **argv, options_t *o)
     for (i = 0; i < NBENCHES; i++)
         o->run[o->nrun++] = &benches[i];
     parse_sizes(o, "8,1024,65536,1048576");
-    while ((ch = getopt(argc, argv, "c:b:i:r:m:w:g:L:")) != -1) {
+    while ((ch = getopt(argc, argv, "c:b:i:r:m:w:g:L:V:")) != -1) {
         switch (ch) {
         case 'c':
             parse_colls(o, optarg);
@@ -442,6 +602,9 @@ static void parse(int argc, char **argv, options_t *o)
         case 'L':
             o->model = optarg;
             break;
+        case 'V':
+            o->check = strtoull(optarg, NULL, 10);
+            break;
         default:
             usage();
         }
@@ -455,12 +618,12 @@ static void parse(int argc, char **argv, options_t *o)
 static void print_bounds(const options_t *o, int p)
 {
     static char out[1 << 16];
-    double alpha = 0, beta = 0, gamma = 0, over = 0, eager = 0;
+    double alpha = 0, beta = 0, gamma = 0, over = 0, eager = 0, gap = 0;
     char spec[256], *at;
     int i, k;
 
-    if (sscanf(o->model, "%lf,%lf,%lf,%lf,%lf", &alpha, &beta, &gamma, &over,
-               &eager) < 2)
+    if (sscanf(o->model, "%lf,%lf,%lf,%lf,%lf,%lf", &alpha, &beta, &gamma,
+               &over, &eager, &gap) < 2)
         usage();
     for (i = 0; i < o->nrun; i++) {
         const bench_t *b = o->run[i];
@@ -470,9 +633,10 @@ static void print_bounds(const options_t *o, int p)
             double a = alpha + (big > 0 && (double) big < eager ? over : 0);
             snprintf(spec, sizeof spec,
                      "coll=%.*s,p=%d,bytes=%zu,alpha=%.9g,beta=%.9g,gamma=%.9g,"
-                     "replay=0%s%s",
+                     "gap=%.9g,replay=0%s%s",
                      (int) strcspn(b->name, ":"), b->name, p, o->sizes[k], a,
-                     beta, gamma, dist ? ",dist=" : "", dist ? dist + 1 : "");
+                     beta, gamma, gap, dist ? ",dist=" : "",
+                     dist ? dist + 1 : "");
             at = ch4coll_model(spec, out, sizeof out) == 0
                      ? strstr(out, "lower bound ")
                      : NULL;
@@ -492,7 +656,8 @@ static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
     cell_t c = {.e = e};
     size_t small = o->sizes[0];
     double t0, start, last = 0, w;
-    int k, failed = 0, go = 1;
+    int k, failed = 0, go = 1, rc;
+    size_t wrong = 0; /* the first size with a wrong result */
 
     for (k = 1; k < o->nsizes; k++)
         small = o->sizes[k] < small ? o->sizes[k] : small;
@@ -510,15 +675,21 @@ static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
     for (k = 0; k < o->nsizes; k++) {
         if (go && o->wall > 0)
             go = flag_from_root(e, wall_clock() - start + last <= o->wall);
-        if (!go) {
-            if (e->rank == 0)
+        if (!go || wrong) {
+            if (e->rank == 0 && wrong)
+                printf("collbench,%s,%zu,wrong,not timed: wrong at %zu "
+                       "bytes\n",
+                       b->name, o->sizes[k], wrong);
+            else if (e->rank == 0)
                 printf("collbench,%s,%zu,timeout,wall budget of %g s\n",
                        b->name, o->sizes[k], o->wall);
             continue;
         }
         w = wall_clock();
-        failed +=
-            bench_cell(e, b, o->sizes[k], o->iters, o->roots, o->max_bytes);
+        rc = bench_cell(e, b, o->sizes[k], o->iters, o->roots, o->max_bytes,
+                        o->check);
+        failed += rc == CELL_FAILED;
+        wrong = rc == CELL_WRONG ? o->sizes[k] : 0;
         last = wall_clock() - w;
         if (e->rank == 0)
             printf("collbench-wall,%s,%zu,%.3f\n", b->name, o->sizes[k], last);

@@ -297,6 +297,75 @@ static void write_text(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
+/* The bound on a multi-ported machine (model.h's gap): the greedy spread
+ * by hand (p = 3: the root's two messages, alpha + gap; p = 16 with
+ * SimGrid's fat-tree numbers: the root alone informs all 15, alpha + 14
+ * gap, before anyone it informed could), q alpha when gap = alpha, one
+ * alpha when the gap vanishes; never above the single-ported bound with
+ * gap = alpha, and growing with p. */
+static double bound_of(int coll, int p, size_t n, const ch4coll_model_t *m)
+{
+    ch4coll_args_t a = {0};
+
+    a.coll = coll;
+    a.size = p;
+    a.count = n;
+    a.elem.size = 4;
+    return ch4coll_lower_bound(&a, m);
+}
+
+START_TEST(test_bounds_multiported)
+{
+    ch4coll_model_t m = ch4coll_model_default, one;
+    static const int colls[] = {CH4COLL_BCAST,
+                                CH4COLL_ALLREDUCE,
+                                CH4COLL_ALLGATHER,
+                                CH4COLL_ALLTOALL,
+                                CH4COLL_REDUCE_SCATTER_BLOCK,
+                                CH4COLL_BARRIER};
+    static const size_t ns[] = {1, 1000, 1 << 20};
+    double prev = 0;
+    char err[256];
+    int p, i, j;
+
+    m.beta = 0;
+    m.alpha = 1e-6;
+    m.gap = 1e-7;
+    ck_assert(fabs(bound_of(CH4COLL_BCAST, 3, 8, &m) - 1.1e-6) < 1e-15);
+    m.alpha = 0.903e-6;
+    m.gap = 0.0555e-6;
+    ck_assert(fabs(bound_of(CH4COLL_BCAST, 16, 8, &m) -
+                   (m.alpha + 14 * m.gap)) < 1e-15);
+    m.gap = m.alpha;
+    ck_assert(fabs(bound_of(CH4COLL_BCAST, 16, 8, &m) - 4 * m.alpha) < 1e-15);
+    m.gap = 1e-15;
+    ck_assert(bound_of(CH4COLL_BARRIER, 1000, 0, &m) < m.alpha * 1.001);
+    m = ch4coll_model_default;
+    one = m;
+    m.gap = m.alpha;
+    for (p = 2; p <= 300; p++)
+        for (i = 0; i < (int) (sizeof colls / sizeof colls[0]); i++)
+            for (j = 0; j < 3; j++) {
+                double multi = bound_of(colls[i], p, ns[j], &m);
+                double single = bound_of(colls[i], p, ns[j], &one);
+                ck_assert_msg(multi <= single * (1 + 1e-12),
+                              "%s p %d n %zu: multi-ported %g above %g",
+                              ch4coll_coll_name(colls[i]), p, ns[j], multi,
+                              single);
+            }
+    m.gap = 0.1 * m.alpha;
+    for (p = 2; p <= 300; p++) {
+        double b = bound_of(CH4COLL_BCAST, p, 8, &m);
+        ck_assert_msg(b >= prev, "p %d: %g below p - 1's %g", p, b, prev);
+        prev = b;
+    }
+    ck_assert(ch4coll_model_parse("alpha=1e-6,gap=5e-8", &m, err, sizeof err) ==
+                  0 &&
+              m.gap == 5e-8);
+    ck_assert(ch4coll_model_parse("gap=-1", &m, err, sizeof err) != 0);
+}
+END_TEST
+
 START_TEST(test_machine_roundtrip)
 {
     char path[] = "/tmp/ch4coll-machine-XXXXXX", err[512];
@@ -678,6 +747,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_two_tree_example);
     tcase_add_test(tc, test_two_tree_bandwidth);
     tcase_add_test(tc, test_bounds_hold);
+    tcase_add_test(tc, test_bounds_multiported);
     tcase_add_test(tc, test_machine_roundtrip);
     tcase_add_test(tc, test_machine_bad);
     tcase_add_test(tc, test_machine_overhead);

@@ -40,6 +40,12 @@ typedef struct {
      * beta are between nodes, these between two ranks of one node. */
     double alpha_node;
     double beta_node;
+    /* A multi-ported machine (LogP's g): a rank starts a message every gap
+     * seconds while earlier ones are in flight, as SimGrid's hosts do when
+     * a send costs the CPU less than the wire's latency.  0 (the default):
+     * single-ported as above.  Only the lower bounds (bounds.c) read it:
+     * on such a machine a flat tree beats the single-ported bound. */
+    double gap;
 } ch4coll_model_t;
 
 /* The model of machines/default.json (model_default.h is generated from
@@ -49,8 +55,8 @@ typedef struct {
  * constant here, not code in model.c. */
 static const ch4coll_model_t ch4coll_model_default = CH4COLL_MODEL_DEFAULT_INIT;
 
-/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset; the rest from
- * ch4coll_model_default) into *m; "machine=FILE" takes all five from a
+/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset, and gap; the rest from
+ * ch4coll_model_default) into *m; "machine=FILE" takes all of them from a
  * machine description (machine.h), and the keys after it override; 0, or
  * -1 with the reason in err. */
 int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,

@@ -112,7 +112,8 @@ static int is_model_key(const char *kv)
 {
     return strcmp(kv, "machine") == 0 || strcmp(kv, "alpha") == 0 ||
            strcmp(kv, "beta") == 0 || strcmp(kv, "gamma") == 0 ||
-           strcmp(kv, "alpha_node") == 0 || strcmp(kv, "beta_node") == 0;
+           strcmp(kv, "alpha_node") == 0 || strcmp(kv, "beta_node") == 0 ||
+           strcmp(kv, "gap") == 0;
 }
 
 static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
@@ -143,7 +144,7 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
                 snprintf(err, len,
                          "unknown key '%s' (coll, p, bytes, root, algorithm, "
                          "op, dist, ppn, map, machine, alpha, beta, gamma, "
-                         "alpha_node, beta_node, replay)",
+                         "alpha_node, beta_node, gap, replay)",
                          kv);
             if (k <= 0)
                 return -1;
@@ -262,7 +263,7 @@ static int by_time(const void *x, const void *y)
 /* The first line: the call, the model, the placement and the bound. */
 static size_t header(const model_spec_t *d, double lb, char *out, size_t outlen)
 {
-    char where[160];
+    char where[160], gap[48] = "";
 
     if (d->ppn > 0)
         snprintf(where, sizeof where,
@@ -273,13 +274,16 @@ static size_t header(const model_spec_t *d, double lb, char *out, size_t outlen)
                  d->m.beta_node);
     else
         snprintf(where, sizeof where, "one rank per node:");
+    if (d->m.gap > 0)
+        snprintf(gap, sizeof gap, " gap=%g (multi-ported)", d->m.gap);
     return (size_t) snprintf(
         out, outlen,
-        "%s p=%d bytes=%lld alpha=%g beta=%g gamma=%g, %s lower bound %.2f "
+        "%s p=%d bytes=%lld alpha=%g beta=%g gamma=%g%s, %s lower bound %.2f "
         "us\n%-24s %12s %12s %9s %10s\n",
         ch4coll_coll_name(d->coll), d->p, (long long) d->bytes, d->m.alpha,
-        d->m.beta, d->m.gamma, where, lb * 1e6, "# algorithm", "formula_us",
-        d->replay ? "replay_us" : "-", "/bound", d->replay ? "sched_KiB" : "-");
+        d->m.beta, d->m.gamma, gap, where, lb * 1e6, "# algorithm",
+        "formula_us", d->replay ? "replay_us" : "-", "/bound",
+        d->replay ? "sched_KiB" : "-");
 }
 
 /* Every applicable algorithm into rows (at most max), unsorted; the

@@ -507,6 +507,11 @@ static void describe(const points_t *pt, ch4coll_machine_t *m)
     m->eager = pt->eager;
     m->model.alpha = m->model.alpha_node = pt->pingpong[0];
     m->model.beta = m->model.beta_node = b;
+    /* a rank may start its next message once the cheaper send's overhead
+     * is paid: the multi-ported model's gap (model.h) */
+    m->model.gap = pt->isend[0] > 0 && pt->isend[0] < pt->send[0] ? pt->isend[0]
+                   : pt->send[0] > 0                              ? pt->send[0]
+                                                                  : 0;
     segments(pt, pt->send, 0, m->os, sizeof m->os);
     segments(pt, pt->isend, 1, m->ois, sizeof m->ois);
     segments(pt, pt->recv, 0, m->or_, sizeof m->or_);
