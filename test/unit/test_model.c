@@ -314,6 +314,46 @@ static double bound_of(int coll, int p, size_t n, const ch4coll_model_t *m)
     return ch4coll_lower_bound(&a, m);
 }
 
+/* Rendezvous (eager = 1: every message waits for its receive) neither
+ * deadlocks a schedule of the registry nor breaks a lower bound, for the
+ * shapes of test_bounds_hold: every schedule posts its receives without
+ * waiting on its own sends, as a real rendezvous protocol needs. */
+START_TEST(test_replay_rendezvous)
+{
+    ch4coll_model_t m = ch4coll_model_default;
+    static const int ps[] = {2, 3, 5, 12, 61};
+    static const size_t ns[] = {1, 30000};
+    char err[512];
+    int i, k, j, checked = 0;
+
+    m.eager = 1;
+    for (i = 0; i < ch4coll_nalgos; i++) {
+        const ch4coll_algo_t *al = &ch4coll_algos[i];
+        if (ch4coll_algo_is_native(al) || (al->restrictions & CH4COLL_R_NODES))
+            continue;
+        for (k = 0; k < (int) (sizeof ps / sizeof ps[0]); k++)
+            for (j = 0; j < (int) (sizeof ns / sizeof ns[0]); j++) {
+                hz_case_t c = {al,         NULL, ps[k], ns[j], ps[k] - 1, 0,
+                               HZ_INT_SUM, 0,    1,     0,     0};
+                double t, eager_t, lb;
+                if (hz_model(&c, &ch4coll_model_default, &eager_t, NULL, err,
+                             sizeof err) != 0)
+                    continue; /* does not apply to this shape */
+                ck_assert_msg(hz_model(&c, &m, &t, NULL, err, sizeof err) == 0,
+                              "%s/%s p %d n %zu: %s",
+                              ch4coll_coll_name(al->coll), al->name, ps[k],
+                              ns[j], err);
+                lb = hz_bound(&c, &m);
+                ck_assert_msg(t >= lb * (1 - 1e-9), "%s/%s p %d: %g below %g",
+                              ch4coll_coll_name(al->coll), al->name, ps[k], t,
+                              lb);
+                checked++;
+            }
+    }
+    ck_assert_int_gt(checked, 200);
+}
+END_TEST
+
 START_TEST(test_bounds_multiported)
 {
     ch4coll_model_t m = ch4coll_model_default, one;
@@ -748,6 +788,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_two_tree_bandwidth);
     tcase_add_test(tc, test_bounds_hold);
     tcase_add_test(tc, test_bounds_multiported);
+    tcase_add_test(tc, test_replay_rendezvous);
     tcase_add_test(tc, test_machine_roundtrip);
     tcase_add_test(tc, test_machine_bad);
     tcase_add_test(tc, test_machine_overhead);

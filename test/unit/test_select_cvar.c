@@ -177,7 +177,7 @@ START_TEST(test_config_machine)
     char good[64], bad[64];
     const char *var = "MPIR_CVAR_CH4COLL_MACHINE";
     const ch4coll_algo_t *bc = ch4coll_algo_find(CH4COLL_BCAST, "circulant");
-    ch4coll_model_t fast = {1e-7, 1e-10, 0, 1e-7, 1e-10, 0};
+    ch4coll_model_t fast = {1e-7, 1e-10, 0, 1e-7, 1e-10, 0, 0};
     ch4coll_args_t a = {.coll = CH4COLL_BCAST, .size = 1000, .count = 1 << 20};
     int64_t params[CH4COLL_MAX_PARAMS] = {0};
     double t_default, t_own;

@@ -311,9 +311,10 @@ void ch4coll_machine_write(FILE *f, const ch4coll_machine_t *m,
     put_string(f, "mpi", m->mpi);
     fprintf(f,
             "  \"model\": {\"alpha\": %.4g, \"beta\": %.4g, \"gamma\": %.4g, "
-            "\"alpha_node\": %.4g, \"beta_node\": %.4g, \"gap\": %.4g},\n",
+            "\"alpha_node\": %.4g, \"beta_node\": %.4g, \"gap\": %.4g, "
+            "\"eager\": %.0f},\n",
             md->alpha, md->beta, md->gamma, md->alpha_node, md->beta_node,
-            md->gap);
+            md->gap, md->eager);
     fprintf(f,
             "  \"smpi\": {\"latency\": %.4g, \"bandwidth\": %.4g, \"eager\": "
             "%lld,\n"

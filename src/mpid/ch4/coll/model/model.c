@@ -53,13 +53,14 @@ int ch4coll_model_parse(const char *text, ch4coll_model_t *m, char *err,
               : strcmp(kv, "alpha_node") == 0 ? &m->alpha_node
               : strcmp(kv, "beta_node") == 0  ? &m->beta_node
               : strcmp(kv, "gap") == 0        ? &m->gap
+              : strcmp(kv, "eager") == 0      ? &m->eager
                                               : NULL;
         if (!dst || parse_double(eq, dst) != 0) {
             snprintf(err, len,
                      "model: '%s=%s': keys machine (a machine description, "
                      "machines/NAME.json), alpha, beta, gamma, alpha_node, "
-                     "beta_node, gap (seconds, seconds per byte), "
-                     "non-negative numbers",
+                     "beta_node, gap (seconds, seconds per byte), eager "
+                     "(bytes), non-negative numbers",
                      kv, eq);
             return -1;
         }

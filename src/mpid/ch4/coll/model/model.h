@@ -46,6 +46,10 @@ typedef struct {
      * single-ported as above.  Only the lower bounds (bounds.c) read it:
      * on such a machine a flat tree beats the single-ported bound. */
     double gap;
+    /* The eager limit in bytes: the replay (replay.h) starts a larger
+     * message only once its receive is posted (rendezvous), as MPI
+     * libraries do; 0 (the default): every message is eager. */
+    double eager;
 } ch4coll_model_t;
 
 /* The model of machines/default.json (model_default.h is generated from
@@ -55,7 +59,7 @@ typedef struct {
  * constant here, not code in model.c. */
 static const ch4coll_model_t ch4coll_model_default = CH4COLL_MODEL_DEFAULT_INIT;
 
-/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset, and gap; the rest from
+/* "alpha=2e-6,beta=1e-10,gamma=2.5e-10" (any subset, gap, eager; the rest from
  * ch4coll_model_default) into *m; "machine=FILE" takes all of them from a
  * machine description (machine.h), and the keys after it override; 0, or
  * -1 with the reason in err. */

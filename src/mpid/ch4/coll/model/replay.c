@@ -32,11 +32,14 @@ typedef struct {
     int rank, v;
 } event_t;
 
-/* an unmatched message (src, tag, bytes, transfer end) or receive */
+/* an unmatched message (src, tag, bytes, transfer end) or receive; a
+ * rendezvous message (above the model's eager limit) waits unplaced */
 typedef struct item {
-    int src, tag, v; /* v: the receive vertex (receives only) */
+    int src, tag, v; /* v: the receive vertex, or a rendezvous send's */
+    int rndv;
     size_t bytes;
-    double t; /* message: transfer end; receive: ready time */
+    double t; /* message: transfer end, or a rendezvous send's ready time;
+                 receive: ready time */
     struct item *next;
 } item_t;
 
@@ -187,6 +190,25 @@ static double transfer(sim_t *S, int src, int dst, size_t bytes, double t)
     return end;
 }
 
+/* A rendezvous send of rank r (vertex v) ready at t whose receive is not
+ * posted: its transfer starts when the receive is (on_recv). */
+static int wait_for_recv(sim_t *S, int r, int v, int dst, size_t bytes,
+                         double t)
+{
+    item_t *it = calloc(1, sizeof *it);
+
+    if (!it)
+        return CH4COLL_ERR_NOMEM;
+    it->src = r;
+    it->tag = S->s[r]->vtx[v].tag;
+    it->v = v;
+    it->rndv = 1;
+    it->bytes = bytes;
+    it->t = t;
+    append(&S->msgs[dst], it);
+    return CH4COLL_OK;
+}
+
 static int on_send(sim_t *S, int r, int v, double t, char *err, size_t errlen)
 {
     const ch4coll_sched_t *s = S->s[r];
@@ -203,8 +225,10 @@ static int on_send(sim_t *S, int r, int v, double t, char *err, size_t errlen)
                  r, dst);
         return CH4COLL_ERR_PROTOCOL;
     }
-    end = transfer(S, r, dst, bytes, t);
     rv = take(&S->recvs[dst], r, x->tag);
+    if (!rv && S->m->eager > 0 && (double) bytes > S->m->eager)
+        return wait_for_recv(S, r, v, dst, bytes, t);
+    end = transfer(S, r, dst, bytes, t);
     if (rv) {
         size_t rb = vbytes(S->s[dst], &S->s[dst]->vtx[rv->v]);
         int rc;
@@ -238,9 +262,15 @@ static int on_recv(sim_t *S, int r, int v, double t, char *err, size_t errlen)
     if (it) {
         double end = it->t > t ? it->t : t;
         size_t sb = it->bytes;
+        int src = it->src, sv = it->v, rndv = it->rndv, rc;
         free(it);
         if (sb != bytes)
             return mismatch(x->peer, r, x->tag, sb, bytes, err, errlen);
+        if (rndv) { /* the send waited for this receive: transfer now */
+            end = transfer(S, src, r, bytes, t);
+            if ((rc = finish(S, src, sv, end)) != CH4COLL_OK)
+                return rc;
+        }
         return finish(S, r, v, end);
     }
     it = calloc(1, sizeof *it);

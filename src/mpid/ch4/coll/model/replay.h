@@ -8,10 +8,12 @@
  * A send of m bytes ready at t starts at max(t, sender's send port free,
  * receiver's receive port free) and occupies both ports for alpha + m beta;
  * the matching receive finishes at max(its own ready time, the transfer's
- * end).  A reduction of m bytes occupies the rank's CPU for m gamma.
- * Copies, sinks and fences take no time.  Events are processed in time
- * order (ties in the order they became ready), so ports serve messages
- * first come, first served, and messages match receives as MPI's
+ * end).  With an eager limit (model.h's eager > 0) a larger message is
+ * rendezvous: its transfer starts only once its receive is posted too,
+ * and the send finishes with the transfer.  A reduction of m bytes occupies the
+ * rank's CPU for m gamma. Copies, sinks and fences take no time.  Events are
+ * processed in time order (ties in the order they became ready), so ports serve
+ * messages first come, first served, and messages match receives as MPI's
  * non-overtaking rule says: the k-th send from s to d with tag t matches
  * the k-th receive d posts for (s, t).
  *

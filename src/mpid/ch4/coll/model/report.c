@@ -113,7 +113,7 @@ static int is_model_key(const char *kv)
     return strcmp(kv, "machine") == 0 || strcmp(kv, "alpha") == 0 ||
            strcmp(kv, "beta") == 0 || strcmp(kv, "gamma") == 0 ||
            strcmp(kv, "alpha_node") == 0 || strcmp(kv, "beta_node") == 0 ||
-           strcmp(kv, "gap") == 0;
+           strcmp(kv, "gap") == 0 || strcmp(kv, "eager") == 0;
 }
 
 static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
@@ -144,7 +144,7 @@ static int parse_spec(const char *spec, model_spec_t *d, char *err, size_t len)
                 snprintf(err, len,
                          "unknown key '%s' (coll, p, bytes, root, algorithm, "
                          "op, dist, ppn, map, machine, alpha, beta, gamma, "
-                         "alpha_node, beta_node, gap, replay)",
+                         "alpha_node, beta_node, gap, eager, replay)",
                          kv);
             if (k <= 0)
                 return -1;

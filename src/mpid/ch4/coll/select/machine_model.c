@@ -48,12 +48,15 @@ int ch4coll_json_model(json_object *root, ch4coll_model_t *m, char *err,
         return -1;
     m->alpha_node = m->alpha;
     m->beta_node = m->beta;
-    m->gap = 0;
+    m->gap = m->eager = 0;
     return ch4coll_json_number(mo, "alpha_node", &m->alpha_node, 0, "model",
                                err, len) ||
                    ch4coll_json_number(mo, "beta_node", &m->beta_node, 0,
                                        "model", err, len) ||
-                   ch4coll_json_number(mo, "gap", &m->gap, 0, "model", err, len)
+                   ch4coll_json_number(mo, "gap", &m->gap, 0, "model", err,
+                                       len) ||
+                   ch4coll_json_number(mo, "eager", &m->eager, 0, "model", err,
+                                       len)
                ? -1
                : 0;
 }

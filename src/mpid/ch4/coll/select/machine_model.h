@@ -26,7 +26,7 @@ int ch4coll_json_number(struct json_object *o, const char *key, double *v,
 
 /* The "model" object of a description's root: alpha, beta, gamma
  * (required), alpha_node and beta_node (default alpha and beta), gap
- * (default 0: single-ported). */
+ * (default 0: single-ported), eager (default 0: every message eager). */
 int ch4coll_json_model(struct json_object *root, ch4coll_model_t *m, char *err,
                        size_t len);
 

@@ -505,6 +505,7 @@ static void describe(const points_t *pt, ch4coll_machine_t *m)
     if (m->latency < 0)
         m->latency = 0;
     m->eager = pt->eager;
+    m->model.eager = (double) pt->eager;
     m->model.alpha = m->model.alpha_node = pt->pingpong[0];
     m->model.beta = m->model.beta_node = b;
     /* a rank may start its next message once the cheaper send's overhead
