@@ -51,14 +51,21 @@
  * p = 8 on, ranks that finish the reduce-scatter first place allgather
  * messages on receive ports first-come and the replay stretches with the
  * folds' gamma (1.47 times the formula at p = 96..128, exact with gamma
- * 0). */
+ * 0).  bidir_ring: the formula is two messages a step on a rank's port;
+ * the replay never places a message into an earlier gap of a port, and
+ * the left-going stream's messages, placed after the right-going ones,
+ * take receive ports the next right-going message then waits for (p = 3:
+ * step 0 ends after 6 message times, not 2; 1.82 times the formula at
+ * p = 96..128 for allgather, 1.21 for the harness's allgatherv). */
 static const struct {
     int coll;
     const char *name;
     double tolerance;
 } loose[] = {{CH4COLL_ALLTOALLV, "pairwise", 0.20},
              {CH4COLL_BCAST, "circulant", 0.35},
-             {CH4COLL_ALLREDUCE, "circulant", 0.50}};
+             {CH4COLL_ALLREDUCE, "circulant", 0.50},
+             {CH4COLL_ALLGATHER, "bidir_ring", 0.50},
+             {CH4COLL_ALLGATHERV, "bidir_ring", 0.50}};
 
 static double tolerance_of(const ch4coll_algo_t *al)
 {

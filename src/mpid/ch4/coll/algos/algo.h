@@ -199,6 +199,7 @@ int ch4coll_ntags_allgatherv_pipelined_ring(const ch4coll_args_t *,
                                             const int64_t *);
 int ch4coll_ntags_reduce_butterfly(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_allgather_ring(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bidir_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *,
                                                const int64_t *);
@@ -231,6 +232,10 @@ int ch4coll_allgather_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgatherv_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
+int ch4coll_allgather_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                 const int64_t *);
+int ch4coll_allgatherv_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                  const int64_t *);
 int ch4coll_alltoall_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
                               const int64_t *);
 int ch4coll_alltoallv_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -364,6 +369,12 @@ double ch4coll_cost_allgather_bruck(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+double ch4coll_cost_allgather_bidir_ring(const ch4coll_args_t *,
+                                         const int64_t *,
+                                         const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_bidir_ring(const ch4coll_args_t *,
+                                          const int64_t *,
+                                          const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_recursive_doubling(const ch4coll_args_t *,
                                                   const int64_t *,
                                                   const ch4coll_model_t *);
