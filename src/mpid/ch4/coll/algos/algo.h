@@ -236,6 +236,10 @@ int ch4coll_allgather_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                  const int64_t *);
 int ch4coll_allgatherv_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                   const int64_t *);
+int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
+int ch4coll_allgatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
 int ch4coll_alltoall_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
                               const int64_t *);
 int ch4coll_alltoallv_pairwise(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -375,6 +379,10 @@ double ch4coll_cost_allgather_bidir_ring(const ch4coll_args_t *,
 double ch4coll_cost_allgatherv_bidir_ring(const ch4coll_args_t *,
                                           const int64_t *,
                                           const ch4coll_model_t *);
+double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_linear(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_recursive_doubling(const ch4coll_args_t *,
                                                   const int64_t *,
                                                   const ch4coll_model_t *);

@@ -331,6 +331,13 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "each link direction carries half (torus links, full duplex)",
      .cost = ch4coll_cost_allgather_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "linear",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_linear,
+     .desc = "every rank sends its block straight to every other, all at "
+             "once, in rank + k order: one latency where a host injects many "
+             "messages at once",
+     .cost = ch4coll_cost_allgather_linear},
     {.name = "recursive_doubling",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_recursive_doubling,
@@ -374,6 +381,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "irregular counts, empty halves skipped",
      .cost = ch4coll_cost_allgatherv_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "linear",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_linear,
+     .desc = "every rank sends its block straight to every other, all at "
+             "once, in rank + k order; empty blocks skipped",
+     .cost = ch4coll_cost_allgatherv_linear},
     {.name = "recursive_doubling",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_recursive_doubling,
