@@ -71,7 +71,7 @@ int ch4coll_bcast_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
                           const int64_t *params)
 {
     int p = a->size, k = (int) params[0], root = a->root;
-    int vr = ch4coll_rel(a->rank, root, p), parent, nch, i, got = -1, d[1];
+    int vr = ch4coll_rel(a->rank, root, p), parent, nch, i, got = -1, sent = -1;
     ch4coll_ref_t buf = ch4coll_ref(CH4COLL_BUF_RECV, 0);
 
     if (!radix_ok(params[0]))
@@ -83,11 +83,12 @@ int ch4coll_bcast_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
         got = ch4coll_sched_recv(s, buf, a->count, ch4coll_abs(parent, root, p),
                                  0, 0, NULL);
     nch = ch4coll_knomial_nchildren(vr, k, p);
-    for (i = 0; i < nch; i++)
-        ch4coll_sched_send(
+    for (i = 0; i < nch; i++) { /* one at a time, largest subtree first */
+        int d[2] = {got, sent};
+        sent = ch4coll_sched_send(
             s, buf, a->count,
-            ch4coll_abs(ch4coll_knomial_child(vr, k, p, i), root, p), 0,
-            ch4coll_dep1(got, d), d);
+            ch4coll_abs(ch4coll_knomial_child(vr, k, p, i), root, p), 0, 2, d);
+    }
     return CH4COLL_OK;
 }
 
