@@ -757,6 +757,46 @@ START_TEST(test_replay_nic_by_hand)
 }
 END_TEST
 
+/* allgather multi_ring on nodes: its formula is the model's bound for the
+ * schedule (the interface carrying one block per lane each round, a
+ * server's port one block between nodes and q - 1 inside), never above
+ * the replay; the replay, which never places a message into an earlier
+ * gap of a port or an interface, stretches the lanes' rounds (2.4 times
+ * the formula at p = 16 on nodes of 4, multi_ring.c).  One rank per node:
+ * the ring, exactly. */
+START_TEST(test_multi_ring_on_nodes)
+{
+    static const struct {
+        int p, ppn, map;
+    } cases[] = {{16, 4, CH4COLL_MAP_BLOCK},
+                 {16, 4, CH4COLL_MAP_CYCLIC},
+                 {30, 8, CH4COLL_MAP_BLOCK},
+                 {61, 8, CH4COLL_MAP_BLOCK},
+                 {12, 1, CH4COLL_MAP_BLOCK}};
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLGATHER, "multi_ring");
+    char err[512];
+    double t, f;
+    size_t i;
+
+    ck_assert_ptr_nonnull(al);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hz_case_t c = {al, NULL, cases[i].p,   65536,       0, 0, HZ_INT_SUM,
+                       0,  1,    cases[i].ppn, cases[i].map};
+        ck_assert_msg(
+            hz_model(&c, &ch4coll_model_default, &t, &f, err, sizeof err) == 0,
+            "%s", err);
+        if (cases[i].ppn == 1)
+            ck_assert_msg(same_time(f, t), "p=%d ppn 1: formula %g, replay %g",
+                          cases[i].p, f, t);
+        else
+            ck_assert_msg(f > 0 && f <= t * (1 + 1e-12),
+                          "p=%d ppn=%d map=%d: formula %g above the replay %g",
+                          cases[i].p, cases[i].ppn, cases[i].map, f, t);
+    }
+}
+END_TEST
+
 /* A node map out of range is an argument error, not a crash. */
 START_TEST(test_replay_bad_locality)
 {
@@ -802,6 +842,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_replay_nic_shared);
     tcase_add_test(tc, test_replay_nic_by_hand);
     tcase_add_test(tc, test_replay_bad_locality);
+    tcase_add_test(tc, test_multi_ring_on_nodes);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

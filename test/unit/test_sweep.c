@@ -10,7 +10,7 @@
  * buffering are caught. Algorithms with parameters are swept again with each
  * parameter at its minimum, between minimum and default, and above the default
  * (p <= 32); a block count ("blocks") with n = 1, 2, 3, 5, 8, 17, 64 at
- * every p. CH4COLL_SWEEP_QUICK=1 keeps p = 1, 2, 3, 5, 6, 7, 12 (for
+ * every p. CH4COLL_TEST_QUICK=1 keeps p = 1, 2, 3, 5, 6, 7, 12 (unit.h:
  * sanitizer and valgrind runs); CH4COLL_SWEEP_SHARD=k/n runs the k-th of n
  * shards of the cases.
  *
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "unit.h"
 
 static const int plist[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,  11, 12,
                             13, 14, 15, 16, 17, 24, 32, 61, 64, 100, 255};
@@ -44,29 +45,6 @@ static int wanted(const ch4coll_algo_t *al)
         return 1;
     snprintf(name, sizeof name, "%s/%s", ch4coll_coll_name(al->coll), al->name);
     return strcmp(only, name) == 0;
-}
-
-static int quick(void)
-{
-    const char *q = getenv("CH4COLL_SWEEP_QUICK");
-    return q && strcmp(q, "1") == 0;
-}
-
-/* The quick sweep's process counts: 1, the power of two 2, and
- * non-powers with every remainder p - 2^floor(lg p) from 1 to 4 (3, 5; 6;
- * 7; 12), odd and even, below and above 8: about a third of the work of
- * p = 1..17 with the same shapes of non-power-of-two handling. */
-static int quick_skips(int p)
-{
-    static const int keep[] = {1, 2, 3, 5, 6, 7, 12};
-    size_t i;
-
-    if (!quick())
-        return 0;
-    for (i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if (keep[i] == p)
-            return 0;
-    return 1;
 }
 
 /* CH4COLL_SWEEP_SHARD=k/n: the k-th of n shards of the cases (make check
@@ -115,9 +93,9 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
         size_t counts[6] = {0,  1, (size_t) p - 1, (size_t) p, (size_t) p + 1,
                             big};
         int roots[3] = {0, p / 2, p - 1};
-        if ((quick() && p > 17) || p > maxp)
+        if ((unit_quick() && p > 17) || p > maxp)
             break;
-        if (quick_skips(p))
+        if (unit_quick_skips(p))
             continue;
         for (ci = 0; ci < 6; ci++) {
             if (ci > 0 && counts[ci] == counts[ci - 1])
@@ -286,8 +264,8 @@ static int sweep_nodes(const ch4coll_algo_t *al)
         int maxp = round ? 32 : 64;
         if (round == 1 && !pass[1])
             break;
-        for (pi = 0; pi < np && plist[pi] <= (quick() ? 17 : maxp); pi++)
-            for (k = 0; k < 5 && !quick_skips(plist[pi]); k++)
+        for (pi = 0; pi < np && plist[pi] <= (unit_quick() ? 17 : maxp); pi++)
+            for (k = 0; k < 5 && !unit_quick_skips(plist[pi]); k++)
                 for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                     fails += sweep_placement(al, pass[round], plist[pi],
                                              ppnlist[k], map, &cases);

@@ -39,18 +39,23 @@
  * step on the call's model (MPIR_CVAR_CH4COLL_MACHINE's or the default): n = 1
  * when the contributions are about equal (ceil(lg p) rounds, and the per-rank
  * volume M - c_r already: section 9 of the notes), up to about the
- * broadcast's n* = sqrt((q-1) beta c_max / alpha) when one contribution
- * dominates and must be pipelined; in between (Träff's linear and
- * geometric distributions) a few blocks balance the rounds.  At most
- * 2^22 / p blocks (the build keeps a vertex id per block and root).
+ * broadcast's n* = sqrt((q-1) beta V / alpha) when one contribution
+ * dominates (V = c_max) or many large ones do (V = M - c_min, the volume
+ * a rank receives: every round carries a block of each of them); in
+ * between (Träff's linear and geometric distributions) a few blocks
+ * balance the rounds.  At most 2^22 / p blocks (the build keeps a vertex
+ * id per block and root).
  *
- * Cost: the rounds in lock step, each as long as the largest message any
- * rank receives in it (alpha + beta bytes): O(p^2) per round to compute,
- * so above 2^26 adds (p = 1024 with long pipelines) and for ranking n
- * above 2^24 the estimate R alpha + beta max(M - c_min, R b_max), with
- * R = n - 1 + q rounds, M the sum and c_min, c_max the extremes of the
- * contributions and b_max = ceil(c_max / n): every rank receives all but
- * its own, and the largest contribution is an n-block broadcast.
+ * Cost: the rounds in lock step, each as long as the largest message a
+ * rank receives in it (alpha + beta bytes): O(p) per rank and round, so
+ * where every rank would cost more than 2^26 adds (2^28 for the cost
+ * function; p = 1024, or p = 255 with long pipelines) the largest message
+ * is taken over a sample of ranks: half of them those with the smallest
+ * contributions (they receive the most), half evenly spaced.  The sample
+ * can only miss a longer round, so the cost is then a lower bound of the
+ * lock step.  The sampled ranking fixed p = 255, geometric, base size
+ * 4 MiB (test_distrib.c): a closed estimate, R alpha + beta max(M - c_min, R
+ * b_max), chose n = 2 (220,507 us in lock step) where n = 64 takes 109,994.
  * Memory: two pack and two unpack buffers of the largest packed message
  * (rounds whose blocks are all 32 KiB or more pack nothing); the build
  * holds 2 p q schedule values and p n
@@ -107,17 +112,6 @@ static void agv_sizes(const ch4coll_args_t *a, double *sum, double *lo,
     }
 }
 
-/* The lock-step estimate of n blocks (the opening note). */
-static double agv_estimate(const ch4coll_circ_t *g, long n, double sum,
-                           double lo, double hi, const ch4coll_model_t *m)
-{
-    double rounds = (double) ch4coll_circ_rounds(g, n);
-    double block = ceil(hi / (double) n), spread = rounds * block;
-
-    return rounds * m->alpha +
-           m->beta * (sum - lo > spread ? sum - lo : spread);
-}
-
 /* Most blocks per contribution: the build keeps p n vertex ids. */
 static long agv_nmax(const ch4coll_args_t *a)
 {
@@ -133,19 +127,20 @@ static long agv_nmax(const ch4coll_args_t *a)
 }
 
 /* Round i of the lock step: alpha + beta times the largest message any
- * rank receives (block values depend on the distance v = r - j only, so
- * a round is O(p^2) adds). */
+ * of the k ranks rs receives (block values depend on the distance
+ * v = r - j only, so a rank is O(p) adds per round). */
 static double agv_round(const ch4coll_args_t *a, const ch4coll_circ_t *g,
-                        long n, long i, const int *recv,
+                        long n, long i, const int *recv, const int *rs, int k,
                         const ch4coll_model_t *m)
 {
-    int p = a->size, q = g->q, k = ch4coll_circ_slot(g, n, i), r, v;
+    int p = a->size, q = g->q, slot = ch4coll_circ_slot(g, n, i), x, r, v;
     double most = 0, bytes;
     long b;
 
-    for (r = 0; r < p; r++) {
+    for (x = 0; x < k; x++) {
+        r = rs[x];
         for (bytes = 0, v = 1; v < p; v++) {
-            b = ch4coll_circ_block(g, n, i, recv[v * q + k]);
+            b = ch4coll_circ_block(g, n, i, recv[v * q + slot]);
             if (b >= 0)
                 bytes += (double) ch4coll_seg_len(agv_count(a, (r - v + p) % p),
                                                   (size_t) n, (size_t) b);
@@ -156,17 +151,19 @@ static double agv_round(const ch4coll_args_t *a, const ch4coll_circ_t *g,
 }
 
 /* The n-block schedule in lock step, each round as long as its largest
- * message: exact on the model but for rounds whose blocks of 32 KiB and
- * more go as messages of their own (an alpha each).  recv: the receive
- * schedules of relative ranks 1..p-1. */
+ * message at the k ranks rs: exact on the model when rs is every rank,
+ * but for rounds whose blocks of 32 KiB and more go as messages of their
+ * own (an alpha each).  recv: the receive schedules of relative ranks
+ * 1..p-1. */
 static double agv_lockstep(const ch4coll_args_t *a, const ch4coll_circ_t *g,
-                           long n, const int *recv, const ch4coll_model_t *m)
+                           long n, const int *recv, const int *rs, int k,
+                           const ch4coll_model_t *m)
 {
     long i, rounds = ch4coll_circ_rounds(g, n);
     double t = 0;
 
     for (i = 0; i < rounds; i++)
-        t += agv_round(a, g, n, i, recv, m);
+        t += agv_round(a, g, n, i, recv, rs, k, m);
     return t;
 }
 
@@ -181,61 +178,91 @@ static int *agv_recv_tables(const ch4coll_circ_t *g)
     return recv;
 }
 
-/* Adds of a lock-step evaluation of n blocks. */
-static double agv_work(const ch4coll_circ_t *g, long n)
+#define AGV_WORK       67108864.0 /* adds a lock-step evaluation may spend */
+#define AGV_MIN_SAMPLE 16         /* ranks sampled at least */
+
+/* The ranks the lock step is taken over when rounds rounds (summed over
+ * the candidates) at every rank would cost more than work adds: the
+ * ranks with the smallest contributions (they receive the most), half of
+ * them, and ranks evenly spaced (the rounds where large contributions
+ * meet).  Fills rs (p ints); returns how many.  The same on every rank. */
+static int agv_sample(const ch4coll_args_t *a, double rounds, double work,
+                      int *rs)
 {
-    return (double) ch4coll_circ_rounds(g, n) * g->p * g->p;
+    int p = a->size, k, x, r, best;
+    double fit = work / (rounds * (double) p);
+
+    k = fit >= p ? p : fit < AGV_MIN_SAMPLE ? AGV_MIN_SAMPLE : (int) fit;
+    k = k < p ? k : p;
+    for (r = 0; r < p; r++)
+        rs[r] = r;
+    if (k == p)
+        return k;
+    for (x = 0; x < k / 2; x++) { /* selection: rs[x..] smallest first */
+        for (best = x, r = x + 1; r < p; r++)
+            if (agv_count(a, rs[r]) < agv_count(a, rs[best]))
+                best = r;
+        r = rs[x], rs[x] = rs[best], rs[best] = r;
+    }
+    for (; x < k; x++)
+        rs[x] = (int) ((long long) (x - k / 2) * p / (k - k / 2));
+    return k;
 }
 
-#define AGV_WORK 67108864.0 /* adds the choice of n may spend */
-
 /* n: the parameter, or the best of the candidates on the call's model:
- * the powers of two up to twice the larger of the next two, the broadcast's
- * n* = sqrt((q-1) beta c_max / alpha) and where the largest
- * contribution's pipeline meets the per-rank volume, each rounded both
- * ways.  They are ranked in lock step (agv_lockstep) while that costs at
- * most AGV_WORK adds in all (p up to a few hundred), else by the estimate
- * of the opening note.  Every rank computes the same n. */
+ * the broadcast's n* = sqrt((q-1) beta c / alpha) of the largest
+ * contribution and of the volume every rank receives (about M - c_min:
+ * a round carries a block of every contribution), where the largest
+ * contribution's pipeline meets that volume, and the powers of two up to
+ * twice the largest of those, each rounded both ways.  They are ranked in
+ * lock step (agv_lockstep), over every rank while that costs at most
+ * AGV_WORK adds in all (p up to a few hundred), else over a sample
+ * (agv_sample).  Every rank computes the same n. */
 static long agv_nblocks(const ch4coll_args_t *a, const int64_t *params,
                         const ch4coll_circ_t *g)
 {
     const ch4coll_model_t *m = ch4coll_auto_model(a);
-    double sum, lo, hi, cand[64], t, best_t = -1, work = 0;
+    double sum, lo, hi, cand[64], t, best_t = -1, top, rounds = 0;
     long nmax = agv_nmax(a), n, best = 1;
-    int i, nc = 0, *recv = NULL;
+    int i, k, nc = 0, *recv, *rs;
 
     if (params[0] > 0)
         return params[0] < nmax ? (long) params[0] : nmax;
     agv_sizes(a, &sum, &lo, &hi);
-    cand[nc] = sqrt((g->q - 1) * m->beta * hi / m->alpha);
-    cand[nc + 1] = cand[nc] + 1;
-    nc += 2;
-    if (sum - lo > hi) {
-        cand[nc] = (g->q - 1) * hi / (sum - lo - hi);
-        cand[nc + 1] = cand[nc] + 1;
-        nc += 2;
-    }
-    for (n = 1, t = 2 * (cand[0] > cand[nc - 1] ? cand[0] : cand[nc - 1]);
-         n <= nmax && n <= t && nc < 64; n *= 2)
+    cand[nc++] = sqrt((g->q - 1) * m->beta * hi / m->alpha);
+    cand[nc++] = sqrt((g->q - 1) * m->beta * (sum - lo) / m->alpha);
+    if (sum - lo > hi)
+        cand[nc++] = (g->q - 1) * hi / (sum - lo - hi);
+    for (top = 0, i = 0; i < nc; i++)
+        top = cand[i] > top ? cand[i] : top;
+    for (i = nc, nc *= 2; i < nc; i++)
+        cand[i] = cand[i - nc / 2] + 1;
+    for (n = 1; n <= nmax && n <= 2 * top && nc < 64; n *= 2)
         cand[nc++] = (double) n;
     for (i = 0; i < nc; i++) {
         cand[i] = cand[i] < 1               ? 1
                   : cand[i] > (double) nmax ? (double) nmax
                                             : floor(cand[i]);
-        work += agv_work(g, (long) cand[i]);
+        rounds += (double) ch4coll_circ_rounds(g, (long) cand[i]);
     }
-    if (work <= AGV_WORK)
-        recv = agv_recv_tables(g);
+    recv = agv_recv_tables(g);
+    rs = ch4coll_malloc((size_t) a->size * sizeof *rs);
+    if (!recv || !rs) { /* out of memory: the broadcast's n* */
+        ch4coll_free(recv);
+        ch4coll_free(rs);
+        return (long) cand[0];
+    }
+    k = agv_sample(a, rounds, AGV_WORK, rs);
     for (i = 0; i < nc; i++) {
         n = (long) cand[i];
-        t = recv ? agv_lockstep(a, g, n, recv, m)
-                 : agv_estimate(g, n, sum, lo, hi, m);
+        t = agv_lockstep(a, g, n, recv, rs, k, m);
         if (best_t < 0 || t < best_t || (t == best_t && n < best)) {
             best_t = t;
             best = n;
         }
     }
     ch4coll_free(recv);
+    ch4coll_free(rs);
     return best;
 }
 
@@ -499,16 +526,16 @@ int ch4coll_allgatherv_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return rc;
 }
 
-/* The lock step of the chosen n; the estimate of the opening note above
- * 2^26 adds (p = 1024 with long pipelines). */
+/* The lock step of the chosen n, over every rank while that costs at
+ * most 4 AGV_WORK adds, else over a sample (agv_sample). */
 double ch4coll_cost_allgatherv_circulant(const ch4coll_args_t *a,
                                          const int64_t *params,
                                          const ch4coll_model_t *m)
 {
     ch4coll_circ_t g;
-    double sum, lo, hi, t;
+    double sum, lo, hi, t = HUGE_VAL;
     long n;
-    int *recv = NULL;
+    int *recv, *rs, k;
 
     if (a->size == 1)
         return 0.0;
@@ -517,10 +544,14 @@ double ch4coll_cost_allgatherv_circulant(const ch4coll_args_t *a,
         return 0.0;
     ch4coll_circ_init(&g, a->size);
     n = agv_nblocks(a, params, &g);
-    if (agv_work(&g, n) <= 4 * AGV_WORK)
-        recv = agv_recv_tables(&g);
-    t = recv ? agv_lockstep(a, &g, n, recv, m)
-             : agv_estimate(&g, n, sum, lo, hi, m);
+    recv = agv_recv_tables(&g);
+    rs = ch4coll_malloc((size_t) a->size * sizeof *rs);
+    if (recv && rs) {
+        k = agv_sample(a, (double) ch4coll_circ_rounds(&g, n), 4 * AGV_WORK,
+                       rs);
+        t = agv_lockstep(a, &g, n, recv, rs, k, m);
+    }
     ch4coll_free(recv);
+    ch4coll_free(rs);
     return t;
 }

@@ -331,6 +331,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "each link direction carries half (torus links, full duplex)",
      .cost = ch4coll_cost_allgather_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "multi_ring",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_multi_ring,
+     .restrictions = CH4COLL_F_NODES,
+     .desc = "one ring between nodes per local rank, all at once, each block "
+             "passed on inside the node as it arrives (multi-leader): the "
+             "node's link carries a stream per local rank",
+     .cost = ch4coll_cost_allgather_multi_ring,
+     .ntags = ch4coll_ntags_multi_ring},
     {.name = "linear",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_linear,
@@ -381,6 +390,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "irregular counts, empty halves skipped",
      .cost = ch4coll_cost_allgatherv_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "multi_ring",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_multi_ring,
+     .restrictions = CH4COLL_F_NODES,
+     .desc = "one ring between nodes per local rank, each block passed on "
+             "inside the node as it arrives; any node sizes, empty blocks "
+             "skipped",
+     .cost = ch4coll_cost_allgatherv_multi_ring,
+     .ntags = ch4coll_ntags_multi_ring},
     {.name = "linear",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_linear,

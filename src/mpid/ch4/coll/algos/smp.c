@@ -110,14 +110,8 @@ static int groups_init(ch4coll_smp_groups_t *g, const ch4coll_args_t *a,
     g->first = g->pos + p;
     g->lead = g->first + g->nodes + 1;
     g->leaders = g->lead + g->nodes;
-    if (loc) {
-        ch4coll_node_order(p, loc->node_of, g->nodes, g->order, g->first);
-    } else {
-        for (i = 0; i <= p; i++)
-            g->first[i] = i;
-        for (i = 0; i < p; i++)
-            g->order[i] = i;
-    }
+    ch4coll_node_order(p, loc ? loc->node_of : NULL, g->nodes, g->order,
+                       g->first);
     g->qmax = 0;
     for (j = 0; j < g->nodes; j++) {
         int q = g->first[j + 1] - g->first[j];

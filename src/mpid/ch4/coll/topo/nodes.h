@@ -85,12 +85,18 @@ static inline void ch4coll_nodes_ppn(int p, const int *node_of, int nodes,
 }
 
 /* Ranks sorted by (node, rank) into order[p]; first[nodes + 1] bounds each
- * node's slice. */
+ * node's slice.  node_of NULL: one rank per node (nodes = p). */
 static inline void ch4coll_node_order(int p, const int *node_of, int nodes,
                                       int *order, int *first)
 {
     int i, j;
 
+    if (!node_of) {
+        for (i = 0; i < p; i++)
+            order[i] = first[i] = i;
+        first[p] = p;
+        return;
+    }
     for (j = 0; j <= nodes; j++)
         first[j] = 0;
     for (i = 0; i < p; i++)

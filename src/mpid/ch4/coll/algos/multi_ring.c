@@ -1,0 +1,318 @@
+/*
+ * multi_ring.c - allgather and allgatherv as one ring between nodes per
+ * local rank, every block passed on inside the node as it arrives.
+ *
+ * Source: the multi-leader idea of Kandalla et al., "Designing multi-leader
+ * based allgather algorithms for multi-core clusters" (IPDPS 2009): several
+ * ranks of a node talk to other nodes at once, so the node's link carries
+ * several streams where one leader's ring carries one; SimGrid's
+ * loosely_lr allgather (SMPI) runs that shape (ring i between the ranks
+ * of local index i, each received block sent to the node's other ranks),
+ * for nodes of equal size in consecutive ranks only.  This file makes it
+ * hold for any node map: nodes of different sizes, any placement.
+ *
+ * Lanes.  N nodes (numbered in order of first appearance, topo/nodes.h),
+ * node j's ranks sorted by rank, q_j of them, Q = max q_j.  Lane l
+ * (0 <= l < Q) owns the blocks of the ranks of local index l; at node j
+ * it is served by local index l mod q_j, so a smaller node's ranks serve
+ * several lanes and every node is on every lane's ring.  Lane l's ring
+ * visits the nodes in order 0, 1, .., N-1.
+ *
+ * Steps at the rank of node j, local index x, for every lane l it serves
+ * (l mod q_j = x):
+ *   own    if l = x, its own block goes to the node's other ranks;
+ *   ring   round t = 0..N-2: send lane l's block of node j - t to lane l's
+ *          server at node j + 1 (round 0: its own block, if l = x; later
+ *          the block received in round t - 1), receive lane l's block of
+ *          node j - t - 1 from node j - 1's server, and send that block on
+ *          to the node's other ranks.
+ * Every block of another node reaches the server of its lane at node j
+ * once (round j - j' - 1 mod N) and every other rank of node j from it;
+ * a lane's missing block (node j' has no rank of index l) and empty
+ * blocks are skipped on both sides.  Each message has a tag of its own,
+ * (round, lane) for the ring and for the node (MPI matches by tag, so
+ * no send needs to wait for another's posting); all receives are posted
+ * at once, a ring send waits for the receive of the round before, a node
+ * send for the block's receive.  One node: every rank sends its block to
+ * every other (linear); one rank per node: the ring (ring.c).
+ *
+ * Cost on the model with nodes (b the largest block): a round moves one
+ * block per lane through each node's interface, and a server sends and
+ * receives one block between nodes and q - 1 inside its node:
+ *   T = (N-1) max(Q t, t + (q-1) t') + (q-1) t',
+ *   t = alpha + b beta, t' = alpha_node + b beta_node, q = max q_j;
+ * without nodes (N = p, Q = 1) the ring's (ring.c).  That is the model's
+ * floor for this schedule; its replay (model/replay.c), which never places
+ * a message into an earlier gap of a port or an interface, stretches the
+ * lanes' rounds to 2.4 times it (p = 16 on nodes of 4, 64 KiB: 273 us
+ * against 114; the node-order ring replays at 128).  Where the node's
+ * link carries several streams at once and ranks of a node exchange in
+ * parallel (SimGrid's smp platform: 8 ranks per host, a fat-pipe
+ * loopback), the lanes overlap: p = 16, 2 MiB blocks, 912 us against the
+ * ring's 2942; p = 61 (a node of 5), 6.9 ms against 12.2 for SMPI's
+ * loosely_lr, which falls back to one ring when the nodes differ in
+ * size; at p = 128 level with it (10.8 ms).
+ *
+ * Worked example, p = 7 on nodes {0, 1, 2}, {3, 4, 5}, {6} (N = 3, Q = 3):
+ * lanes 0, 1, 2 are rings 0 -> 3 -> 6 -> 0, 1 -> 4 -> 6 -> 1 and
+ * 2 -> 5 -> 6 -> 2; rank 6 serves all three.  Round 0: 0 sends block 0 to
+ * 3, 3 block 3 to 6, 6 block 6 to 0; 1 and 4 likewise on lane 1 (6 sends
+ * nothing on lanes 1 and 2: node 2 has no ranks of index 1 or 2).  Round
+ * 1: 3 forwards block 0 to 6, 6 forwards block 3 to 0, 0 forwards block
+ * 6 to 3, lane 1: 6 forwards block 4 to 1, 4 forwards block 1 to 6 (and 1
+ * sends nothing: it got no lane-1 block of node 2).  Rank 0 sends blocks
+ * 0, 6 and 3 to 1 and 2 as they come; rank 6 has no one to pass them to.
+ * Rank 1 gets blocks 0, 6, 3 from 0, 2, 5 from 2 and 4 itself: all 6.
+ */
+#include "algo.h"
+
+#include <math.h>
+
+#include "../topo/nodes.h"
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    int nodes, lanes; /* N and Q */
+    int node, idx;    /* this rank's node and local index */
+    int *order;       /* p: ranks sorted by (node, rank) */
+    int *first;       /* nodes + 1: node j is order[first[j] .. first[j+1]) */
+} mr_t;
+
+static size_t mr_count(const ch4coll_args_t *a, int r)
+{
+    return a->counts ? a->counts[r] : a->count;
+}
+
+static size_t mr_displ(const ch4coll_args_t *a, int r)
+{
+    return a->displs ? a->displs[r] : (size_t) r * a->count;
+}
+
+static int mr_size(const mr_t *m, int j)
+{
+    return m->first[j + 1] - m->first[j];
+}
+
+/* Node j + d, around. */
+static int mr_node(const mr_t *m, int j, int d)
+{
+    return ((j + d) % m->nodes + m->nodes) % m->nodes;
+}
+
+/* The rank serving lane l at node j. */
+static int mr_server(const mr_t *m, int j, int l)
+{
+    return m->order[m->first[j] + l % mr_size(m, j)];
+}
+
+/* Lane l's block of node j: its rank of local index l, or -1 if it has
+ * none or the block is empty. */
+static int mr_block(const mr_t *m, int j, int l)
+{
+    int r;
+
+    if (l >= mr_size(m, j))
+        return -1;
+    r = m->order[m->first[j] + l];
+    return mr_count(m->a, r) > 0 ? r : -1;
+}
+
+/* Tag of lane l's round t between nodes (t = 0..N-2) and of its block
+ * passed on inside the node after round t (t = -1: the own block). */
+static int mr_ring_tag(const mr_t *m, int t, int l)
+{
+    return t * m->lanes + l;
+}
+
+static int mr_node_tag(const mr_t *m, int t, int l)
+{
+    return (m->nodes - 1 + t + 1) * m->lanes + l;
+}
+
+static int mr_open(mr_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    const ch4coll_locality_t *loc = a->loc;
+    int p = a->size, j, x;
+
+    m->s = s;
+    m->a = a;
+    m->nodes = loc ? loc->nodes : p;
+    m->order = ch4coll_malloc(((size_t) p + m->nodes + 1) * sizeof *m->order);
+    if (!m->order)
+        return CH4COLL_ERR_NOMEM;
+    m->first = m->order + p;
+    ch4coll_node_order(p, loc ? loc->node_of : NULL, m->nodes, m->order,
+                       m->first);
+    for (m->lanes = 0, j = 0; j < m->nodes; j++)
+        m->lanes = mr_size(m, j) > m->lanes ? mr_size(m, j) : m->lanes;
+    m->node = loc ? loc->node_of[a->rank] : a->rank;
+    for (x = m->first[m->node]; m->order[x] != a->rank; x++)
+        ;
+    m->idx = x - m->first[m->node];
+    return CH4COLL_OK;
+}
+
+/* Block r to the node's other ranks, from the (x+1)-th on, once dep is
+ * done. */
+static void mr_pass_on(const mr_t *m, ch4coll_ref_t src, int r, int tag,
+                       int dep)
+{
+    int q = mr_size(m, m->node), i, d[1];
+
+    for (i = 1; i < q; i++)
+        ch4coll_sched_send(m->s, src, mr_count(m->a, r),
+                           m->order[m->first[m->node] + (m->idx + i) % q], tag,
+                           ch4coll_dep1(dep, d), d);
+}
+
+/* Where block r is read from: the send buffer for the own block (unless
+ * in place), else its place in the receive buffer. */
+static ch4coll_ref_t mr_src(const mr_t *m, int r)
+{
+    if (r == m->a->rank && !m->a->inplace)
+        return ch4coll_ref(CH4COLL_BUF_SEND, 0);
+    return ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r)));
+}
+
+static int mr_recv(const mr_t *m, int r, int from, int tag)
+{
+    return ch4coll_sched_recv(
+        m->s, ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r))),
+        mr_count(m->a, r), from, tag, 0, NULL);
+}
+
+/* Round t of lane l at this rank: receive lane l's block of node j - t - 1
+ * (t = -1: none, the own block), send it on along the ring first (the
+ * critical path; it is round t + 1's send), then to the node's other
+ * ranks. */
+static void mr_lane_round(const mr_t *m, int l, int t)
+{
+    int j = m->node, b = mr_block(m, mr_node(m, j, -t - 1), l), got = -1, d[1];
+
+    if (b >= 0 && t >= 0)
+        got = mr_recv(m, b, mr_server(m, mr_node(m, j, -1), l),
+                      mr_ring_tag(m, t, l));
+    if (b < 0)
+        return;
+    if (t + 1 < m->nodes - 1)
+        ch4coll_sched_send(m->s, mr_src(m, b), mr_count(m->a, b),
+                           mr_server(m, mr_node(m, j, 1), l),
+                           mr_ring_tag(m, t + 1, l), ch4coll_dep1(got, d), d);
+    mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got);
+}
+
+/* Round t's blocks that the node's other ranks pass on to this one: of
+ * every lane they serve. */
+static void mr_node_recvs(const mr_t *m, int t)
+{
+    int q = mr_size(m, m->node), i, l, b;
+
+    for (i = 0; i < q; i++) {
+        if (i == m->idx)
+            continue;
+        for (l = i; l < m->lanes; l += q) {
+            b = mr_block(m, mr_node(m, m->node, -t - 1), l);
+            if (b >= 0)
+                mr_recv(m, b, m->order[m->first[m->node] + i],
+                        mr_node_tag(m, t, l));
+        }
+    }
+}
+
+/* Round by round (t = -1: the own blocks): the receives from the node's
+ * other ranks, then every lane this rank serves. */
+static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    mr_t m;
+    int rc = mr_open(&m, s, a), l, t, q;
+    size_t own = mr_count(a, a->rank);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    ch4coll_sched_set_ntags(s, (2 * m.nodes - 1) * m.lanes);
+    if (!a->inplace && own > 0)
+        ch4coll_sched_copy(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, mr_displ(a, a->rank))),
+            own, 0, NULL);
+    q = mr_size(&m, m.node);
+    for (t = -1; t < m.nodes - 1; t++) {
+        mr_node_recvs(&m, t);
+        for (l = m.idx; l < m.lanes; l += q)
+            mr_lane_round(&m, l, t);
+    }
+    ch4coll_free(m.order);
+    return CH4COLL_OK;
+}
+
+/* (2N - 1) Q tags: a round and the own block per lane, between nodes and
+ * inside them. */
+int ch4coll_ntags_multi_ring(const ch4coll_args_t *a, const int64_t *params)
+{
+    mr_t m;
+    int n;
+
+    (void) params;
+    if (mr_open(&m, NULL, a) != CH4COLL_OK)
+        return 1;
+    n = (2 * m.nodes - 1) * m.lanes;
+    ch4coll_free(m.order);
+    return n;
+}
+
+int ch4coll_allgather_multi_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                 const int64_t *params)
+{
+    (void) params;
+    return mr_build(s, a);
+}
+
+int ch4coll_allgatherv_multi_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                  const int64_t *params)
+{
+    (void) params;
+    return mr_build(s, a);
+}
+
+/* ------------------------------------------------------------------- cost */
+
+/* The opening note's formula, with the largest block. */
+static double mr_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
+{
+    mr_t g;
+    double b = 0, t, tn, round;
+    int r, q;
+
+    if (mr_open(&g, NULL, a) != CH4COLL_OK)
+        return HUGE_VAL;
+    for (r = 0; r < a->size; r++)
+        b = (double) mr_count(a, r) > b ? (double) mr_count(a, r) : b;
+    q = g.lanes;
+    b = ch4coll_nbytes(a, 1) * b;
+    t = ch4coll_model_msg(m, b);
+    tn = m->alpha_node + b * m->beta_node;
+    round = t + (q - 1) * tn;
+    round = g.lanes * t > round ? g.lanes * t : round;
+    t = (g.nodes - 1) * round + (q - 1) * tn;
+    ch4coll_free(g.order);
+    return b > 0 ? t : 0.0;
+}
+
+double ch4coll_cost_allgather_multi_ring(const ch4coll_args_t *a,
+                                         const int64_t *params,
+                                         const ch4coll_model_t *m)
+{
+    if (!a->loc)
+        return ch4coll_cost_allgather_ring(a, params, m);
+    return mr_cost(a, m);
+}
+
+double ch4coll_cost_allgatherv_multi_ring(const ch4coll_args_t *a,
+                                          const int64_t *params,
+                                          const ch4coll_model_t *m)
+{
+    if (!a->loc)
+        return ch4coll_cost_allgatherv_ring(a, params, m);
+    return mr_cost(a, m);
+}
