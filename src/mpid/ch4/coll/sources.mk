@@ -28,6 +28,7 @@ ch4coll_common_c = \
 	$(ch4coll)/algos/smp_allreduce.c \
 	$(ch4coll)/algos/smp_allgather.c \
 	$(ch4coll)/algos/smp_reduce_scatter.c \
+	$(ch4coll)/algos/smp_multi_leader.c \
 	$(ch4coll)/algos/linear.c \
 	$(ch4coll)/algos/multi_ring.c \
 	$(ch4coll)/algos/dissemination.c \
@@ -97,7 +98,7 @@ ch4coll_h = \
 	$(ch4coll)/topo/distrib.h $(ch4coll)/topo/nodes.h \
 	$(ch4coll)/topo/circulant.h \
 	$(ch4coll)/algos/algo.h $(ch4coll)/algos/hazard.h \
-	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h \
+	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h $(ch4coll)/algos/lanes.h \
 	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \
 	$(ch4coll)/select/tree.h $(ch4coll)/select/machine_model.h \
 	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \

@@ -11,7 +11,7 @@
  * for nodes of equal size in consecutive ranks only.  This file makes it
  * hold for any node map: nodes of different sizes, any placement.
  *
- * Lanes.  N nodes (numbered in order of first appearance, topo/nodes.h),
+ * Lanes (lanes.h).  N nodes (numbered in order of first appearance),
  * node j's ranks sorted by rank, q_j of them, Q = max q_j.  Lane l
  * (0 <= l < Q) owns the blocks of the ranks of local index l; at node j
  * it is served by local index l mod q_j, so a smaller node's ranks serve
@@ -64,19 +64,14 @@
  * 0, 6 and 3 to 1 and 2 as they come; rank 6 has no one to pass them to.
  * Rank 1 gets blocks 0, 6, 3 from 0, 2, 5 from 2 and 4 itself: all 6.
  */
-#include "algo.h"
+#include "lanes.h"
 
 #include <math.h>
-
-#include "../topo/nodes.h"
 
 typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
-    int nodes, lanes; /* N and Q */
-    int node, idx;    /* this rank's node and local index */
-    int *order;       /* p: ranks sorted by (node, rank) */
-    int *first;       /* nodes + 1: node j is order[first[j] .. first[j+1]) */
+    ch4coll_lanes_t g;
 } mr_t;
 
 static size_t mr_count(const ch4coll_args_t *a, int r)
@@ -89,32 +84,15 @@ static size_t mr_displ(const ch4coll_args_t *a, int r)
     return a->displs ? a->displs[r] : (size_t) r * a->count;
 }
 
-static int mr_size(const mr_t *m, int j)
-{
-    return m->first[j + 1] - m->first[j];
-}
-
-/* Node j + d, around. */
-static int mr_node(const mr_t *m, int j, int d)
-{
-    return ((j + d) % m->nodes + m->nodes) % m->nodes;
-}
-
-/* The rank serving lane l at node j. */
-static int mr_server(const mr_t *m, int j, int l)
-{
-    return m->order[m->first[j] + l % mr_size(m, j)];
-}
-
 /* Lane l's block of node j: its rank of local index l, or -1 if it has
  * none or the block is empty. */
 static int mr_block(const mr_t *m, int j, int l)
 {
     int r;
 
-    if (l >= mr_size(m, j))
+    if (l >= ch4coll_lanes_size(&m->g, j))
         return -1;
-    r = m->order[m->first[j] + l];
+    r = ch4coll_lanes_rank(&m->g, j, l);
     return mr_count(m->a, r) > 0 ? r : -1;
 }
 
@@ -122,35 +100,19 @@ static int mr_block(const mr_t *m, int j, int l)
  * passed on inside the node after round t (t = -1: the own block). */
 static int mr_ring_tag(const mr_t *m, int t, int l)
 {
-    return t * m->lanes + l;
+    return t * m->g.lanes + l;
 }
 
 static int mr_node_tag(const mr_t *m, int t, int l)
 {
-    return (m->nodes - 1 + t + 1) * m->lanes + l;
+    return (m->g.nodes - 1 + t + 1) * m->g.lanes + l;
 }
 
 static int mr_open(mr_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
-    const ch4coll_locality_t *loc = a->loc;
-    int p = a->size, j, x;
-
     m->s = s;
     m->a = a;
-    m->nodes = loc ? loc->nodes : p;
-    m->order = ch4coll_malloc(((size_t) p + m->nodes + 1) * sizeof *m->order);
-    if (!m->order)
-        return CH4COLL_ERR_NOMEM;
-    m->first = m->order + p;
-    ch4coll_node_order(p, loc ? loc->node_of : NULL, m->nodes, m->order,
-                       m->first);
-    for (m->lanes = 0, j = 0; j < m->nodes; j++)
-        m->lanes = mr_size(m, j) > m->lanes ? mr_size(m, j) : m->lanes;
-    m->node = loc ? loc->node_of[a->rank] : a->rank;
-    for (x = m->first[m->node]; m->order[x] != a->rank; x++)
-        ;
-    m->idx = x - m->first[m->node];
-    return CH4COLL_OK;
+    return ch4coll_lanes_open(&m->g, a);
 }
 
 /* Block r to the node's other ranks, from the (x+1)-th on, once dep is
@@ -158,12 +120,13 @@ static int mr_open(mr_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
 static void mr_pass_on(const mr_t *m, ch4coll_ref_t src, int r, int tag,
                        int dep)
 {
-    int q = mr_size(m, m->node), i, d[1];
+    int q = ch4coll_lanes_size(&m->g, m->g.node), i, d[1];
 
     for (i = 1; i < q; i++)
-        ch4coll_sched_send(m->s, src, mr_count(m->a, r),
-                           m->order[m->first[m->node] + (m->idx + i) % q], tag,
-                           ch4coll_dep1(dep, d), d);
+        ch4coll_sched_send(
+            m->s, src, mr_count(m->a, r),
+            ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % q), tag,
+            ch4coll_dep1(dep, d), d);
 }
 
 /* Where block r is read from: the send buffer for the own block (unless
@@ -178,7 +141,8 @@ static ch4coll_ref_t mr_src(const mr_t *m, int r)
 static int mr_recv(const mr_t *m, int r, int from, int tag)
 {
     return ch4coll_sched_recv(
-        m->s, ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r))),
+        m->s,
+        ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r))),
         mr_count(m->a, r), from, tag, 0, NULL);
 }
 
@@ -188,17 +152,21 @@ static int mr_recv(const mr_t *m, int r, int from, int tag)
  * ranks. */
 static void mr_lane_round(const mr_t *m, int l, int t)
 {
-    int j = m->node, b = mr_block(m, mr_node(m, j, -t - 1), l), got = -1, d[1];
+    int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l),
+        got = -1, d[1];
 
     if (b >= 0 && t >= 0)
-        got = mr_recv(m, b, mr_server(m, mr_node(m, j, -1), l),
-                      mr_ring_tag(m, t, l));
+        got = mr_recv(
+            m, b,
+            ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, -1), l),
+            mr_ring_tag(m, t, l));
     if (b < 0)
         return;
-    if (t + 1 < m->nodes - 1)
-        ch4coll_sched_send(m->s, mr_src(m, b), mr_count(m->a, b),
-                           mr_server(m, mr_node(m, j, 1), l),
-                           mr_ring_tag(m, t + 1, l), ch4coll_dep1(got, d), d);
+    if (t + 1 < m->g.nodes - 1)
+        ch4coll_sched_send(
+            m->s, mr_src(m, b), mr_count(m->a, b),
+            ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, 1), l),
+            mr_ring_tag(m, t + 1, l), ch4coll_dep1(got, d), d);
     mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got);
 }
 
@@ -206,15 +174,15 @@ static void mr_lane_round(const mr_t *m, int l, int t)
  * every lane they serve. */
 static void mr_node_recvs(const mr_t *m, int t)
 {
-    int q = mr_size(m, m->node), i, l, b;
+    int q = ch4coll_lanes_size(&m->g, m->g.node), i, l, b;
 
     for (i = 0; i < q; i++) {
-        if (i == m->idx)
+        if (i == m->g.idx)
             continue;
-        for (l = i; l < m->lanes; l += q) {
-            b = mr_block(m, mr_node(m, m->node, -t - 1), l);
+        for (l = i; l < m->g.lanes; l += q) {
+            b = mr_block(m, ch4coll_lanes_node(&m->g, m->g.node, -t - 1), l);
             if (b >= 0)
-                mr_recv(m, b, m->order[m->first[m->node] + i],
+                mr_recv(m, b, ch4coll_lanes_rank(&m->g, m->g.node, i),
                         mr_node_tag(m, t, l));
         }
     }
@@ -230,19 +198,19 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 
     if (rc != CH4COLL_OK)
         return rc;
-    ch4coll_sched_set_ntags(s, (2 * m.nodes - 1) * m.lanes);
+    ch4coll_sched_set_ntags(s, (2 * m.g.nodes - 1) * m.g.lanes);
     if (!a->inplace && own > 0)
-        ch4coll_sched_copy(
-            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, mr_displ(a, a->rank))),
-            own, 0, NULL);
-    q = mr_size(&m, m.node);
-    for (t = -1; t < m.nodes - 1; t++) {
+        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV,
+                                       ch4coll_eoff(a, mr_displ(a, a->rank))),
+                           own, 0, NULL);
+    q = ch4coll_lanes_size(&m.g, m.g.node);
+    for (t = -1; t < m.g.nodes - 1; t++) {
         mr_node_recvs(&m, t);
-        for (l = m.idx; l < m.lanes; l += q)
+        for (l = m.g.idx; l < m.g.lanes; l += q)
             mr_lane_round(&m, l, t);
     }
-    ch4coll_free(m.order);
+    ch4coll_lanes_close(&m.g);
     return CH4COLL_OK;
 }
 
@@ -256,8 +224,8 @@ int ch4coll_ntags_multi_ring(const ch4coll_args_t *a, const int64_t *params)
     (void) params;
     if (mr_open(&m, NULL, a) != CH4COLL_OK)
         return 1;
-    n = (2 * m.nodes - 1) * m.lanes;
-    ch4coll_free(m.order);
+    n = (2 * m.g.nodes - 1) * m.g.lanes;
+    ch4coll_lanes_close(&m.g);
     return n;
 }
 
@@ -288,14 +256,14 @@ static double mr_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
         return HUGE_VAL;
     for (r = 0; r < a->size; r++)
         b = (double) mr_count(a, r) > b ? (double) mr_count(a, r) : b;
-    q = g.lanes;
+    q = g.g.lanes;
     b = ch4coll_nbytes(a, 1) * b;
     t = ch4coll_model_msg(m, b);
     tn = m->alpha_node + b * m->beta_node;
     round = t + (q - 1) * tn;
-    round = g.lanes * t > round ? g.lanes * t : round;
-    t = (g.nodes - 1) * round + (q - 1) * tn;
-    ch4coll_free(g.order);
+    round = g.g.lanes * t > round ? g.g.lanes * t : round;
+    t = (g.g.nodes - 1) * round + (q - 1) * tn;
+    ch4coll_lanes_close(&g.g);
     return b > 0 ? t : 0.0;
 }
 

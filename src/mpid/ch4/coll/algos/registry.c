@@ -313,6 +313,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "reduce to node leaders, allreduce among leaders, bcast in every "
              "node, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_allreduce_smp},
+    {.name = "multi_leader",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_multi_leader,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
+     .desc = "a leader per local rank: reduce-scatter in every node, one "
+             "allreduce between nodes per local rank on its share, all at "
+             "once, allgather in every node",
+     .cost = ch4coll_cost_allreduce_multi_leader,
+     .ntags = ch4coll_ntags_multi_leader},
     NATIVE_ROW(CH4COLL_ALLREDUCE),
 
     {.name = "ring",

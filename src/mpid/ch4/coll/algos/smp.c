@@ -84,12 +84,6 @@
 #include "../topo/topo.h"
 #include "../util/util.h"
 
-/* The leaders' algorithm and its parameters. */
-typedef struct {
-    const ch4coll_algo_t *al;
-    int64_t params[CH4COLL_MAX_PARAMS];
-} ch4coll_smp_choice_t;
-
 /* Groups of a's ranks (args->loc; NULL: one rank per node).  root >= 0
  * leads its node; every other node is led by its lowest rank. */
 static int groups_init(ch4coll_smp_groups_t *g, const ch4coll_args_t *a,
@@ -235,10 +229,8 @@ static const char *fallback_name(int coll)
     }
 }
 
-/* Step 2's algorithm: args->subselect on the inner shape, else the
- * fallback.  Every rank gets the same answer (the shape is the same). */
-static int choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
-                  ch4coll_smp_choice_t *c)
+int ch4coll_smp_choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
+                       ch4coll_smp_choice_t *c)
 {
     const char *why;
 
@@ -253,11 +245,9 @@ static int choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
     return CH4COLL_OK;
 }
 
-/* Run build on ia through view v; *done: a vertex after the whole step
- * (v's dependency if the step added nothing); *ntags its tags. */
-static int run_view(ch4coll_sched_t *s, ch4coll_build_fn build,
-                    const ch4coll_args_t *ia, const int64_t *params,
-                    const ch4coll_view_t *v, int *done, int *ntags)
+int ch4coll_smp_run_view(ch4coll_sched_t *s, ch4coll_build_fn build,
+                         const ch4coll_args_t *ia, const int64_t *params,
+                         const ch4coll_view_t *v, int *done, int *ntags)
 {
     int first = s->nv, rc;
 
@@ -329,7 +319,7 @@ int ch4coll_smp_intra(ch4coll_smp_t *x, int k, int post, ch4coll_build_fn build,
     ia->size = v.size;
     ia->rank = g->idx;
     ia->root = g->lead[g->node];
-    rc = run_view(x->s, build, ia, none, &v, done, &nt);
+    rc = ch4coll_smp_run_view(x->s, build, ia, none, &v, done, &nt);
     x->ends[post ? 2 : 0][k] = *done;
     if (rc == CH4COLL_OK && nt > (post ? x->t3 : x->t1))
         rc = CH4COLL_ERR_ARG; /* more tags than reserved: see TAGS_* */
@@ -354,13 +344,14 @@ int ch4coll_smp_inter(ch4coll_smp_t *x, int k, ch4coll_args_t *ia,
 
     ia->size = g->nodes;
     ia->rank = g->node;
-    rc = choose(x->a, ia, &c);
+    rc = ch4coll_smp_choose(x->a, ia, &c);
     *done = dep;
     if (rc != CH4COLL_OK)
         return rc;
     ntags = ch4coll_algo_ntags(c.al, ia, c.params);
     if (ch4coll_smp_is_leader(x)) {
-        rc = run_view(x->s, c.al->build, ia, c.params, &v, done, &nt);
+        rc = ch4coll_smp_run_view(x->s, c.al->build, ia, c.params, &v, done,
+                                  &nt);
         if (rc == CH4COLL_OK && nt != ntags)
             rc = CH4COLL_ERR_ARG; /* the builder and its ntags disagree */
     }
@@ -451,7 +442,7 @@ void ch4coll_smp_leaders_cost(const ch4coll_smp_t *x, ch4coll_args_t *ia,
 
     ia->size = x->g.nodes;
     ia->rank = x->g.node;
-    if (choose(x->a, ia, &ch) != CH4COLL_OK || !ch.al->cost)
+    if (ch4coll_smp_choose(x->a, ia, &ch) != CH4COLL_OK || !ch.al->cost)
         return;
     no_gamma.gamma = 0.0;
     t = ch.al->cost(ia, ch.params, m);

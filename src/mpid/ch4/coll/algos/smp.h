@@ -134,6 +134,24 @@ static inline int ch4coll_smp_direct(const ch4coll_smp_t *x)
     return x->g.consecutive && x->npieces == 1;
 }
 
+/* An inner step's algorithm and its parameters. */
+typedef struct {
+    const ch4coll_algo_t *al;
+    int64_t params[CH4COLL_MAX_PARAMS];
+} ch4coll_smp_choice_t;
+
+/* An inner step's algorithm: args->subselect on the inner shape ia, else
+ * a fallback per collective (allreduce: butterfly).  Every rank gets the
+ * same answer (the shape is the same). */
+int ch4coll_smp_choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
+                       ch4coll_smp_choice_t *c);
+
+/* Run build on ia through view v; *done: a vertex after the whole step
+ * (v's dependency if the step added nothing); *ntags its tags. */
+int ch4coll_smp_run_view(ch4coll_sched_t *s, ch4coll_build_fn build,
+                         const ch4coll_args_t *ia, const int64_t *params,
+                         const ch4coll_view_t *v, int *done, int *ntags);
+
 /* Set up one call on one rank: its groups (root >= 0 leads its node, -1
  * for none) and the intra-node tags per piece of steps 1 and 3. */
 int ch4coll_smp_open(ch4coll_smp_t *x, ch4coll_sched_t *s,

@@ -1,0 +1,303 @@
+/*
+ * smp_multi_leader.c - allreduce with a leader per lane: reduce-scatter
+ * inside the node, one allreduce between nodes per local rank on its
+ * share of the vector, all at once, and an allgather inside the node.
+ *
+ * Source: issue 24's multi-leader composition (Open MPI's han, Intel MPI
+ * and NCCL run large reductions across nodes this way), after Kandalla
+ * et al.'s multi-leader allgather (every rank of a node a leader of its
+ * own stream between nodes; multi_ring.c).  smp (smp_allreduce.c) stages
+ * the whole vector at one leader per node, so one rank's port and one
+ * stream carry everything between nodes; here each of the Q lanes
+ * (lanes.h) carries 1/Q of it.
+ *
+ * Steps.  The vector of n elements is cut into Q segments, segment k of
+ * ch4coll_seg_len(n, Q, k) elements, one per lane; lane k's server at
+ * node j is its local index k mod q_j.
+ *   1  every rank sends its segment k to lane k's server in its node
+ *      (all lanes it does not serve, at once); a server starts from its
+ *      own segment in the receive buffer and folds in the node's other
+ *      ranks' copies one after another (scratch: q - 1 segments);
+ *   2  lane k's servers, one per node, allreduce segment k in place
+ *      (the algorithm the selection names for that shape on N ranks,
+ *      else butterfly), every lane at once;
+ *   3  each server sends its lanes' results to the node's other ranks,
+ *      which receive them into their receive buffers.
+ * Tags: lane k's step-1 messages tag k, its step-3 messages Q + k, its
+ * step-2 allreduce its own range after 2 Q (every rank reserves all).
+ * In place, a rank's step-1 send reads the segment its step-3 receive
+ * overwrites, so that receive waits for the send.  The reduction order
+ * inside a node and between nodes is not rank order: commutative ops only.
+ *
+ * Cost on the model with nodes, segments of s = n / Q elements (bytes b
+ * = s size), t' = alpha_node + b beta_node, q = max q_j:
+ *   T = (q-1)(t' + s gamma) + Q T2(N, s) + (q-1) t',
+ * step 2's lanes sharing the node's one interface one message at a time
+ * (Q times one lane's allreduce, T2 its formula on N ranks).  Without
+ * nodes (Q = 1, q = 1) it is the inner allreduce on all ranks.  Where the
+ * node's link carries the lanes' streams at once (SimGrid's hosts, NICs
+ * with several engines) step 2 costs about one lane's allreduce with Q
+ * times the bytes, b Q = n size: the case this algorithm is for.
+ *
+ * Worked example, p = 7 on nodes {0, 1, 2}, {3, 4, 5}, {6} (Q = 3), n = 7
+ * elements: segments of 3, 2, 2 at 0, 3, 5.  Step 1: ranks 1 and 2 send
+ * segment 0 to 0, ranks 0 and 2 segment 1 to 1, ranks 0 and 1 segment 2
+ * to 2 (node 1 the same); rank 6 serves all three lanes and sends
+ * nothing.  Step 2: lane 0 allreduces segment 0 among 0, 3, 6; lane 1
+ * segment 1 among 1, 4, 6; lane 2 segment 2 among 2, 5, 6 (rank 6 takes
+ * part in all three, on tags of their own).  Step 3: rank 0 sends segment
+ * 0 to 1 and 2, rank 1 segment 1 to 0 and 2, and so on; rank 6 is done.
+ */
+#include "lanes.h"
+#include "smp.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../topo/topo.h"
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    ch4coll_lanes_t g;
+    int q;           /* ranks of this node */
+    int *peers;      /* nodes: the servers of one lane */
+    int *sent;       /* lanes: this rank's step-1 send of the segment */
+    int *step2;      /* lanes: the end of the lane's step 2 here */
+    ch4coll_smp_choice_t *inner; /* lanes: step 2's algorithm */
+    int *tag2;       /* lanes + 1: step 2's tag ranges */
+} ml_t;
+
+static size_t ml_len(const ml_t *m, int k)
+{
+    return ch4coll_seg_len(m->a->count, (size_t) m->g.lanes, (size_t) k);
+}
+
+static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
+{
+    return ch4coll_ref(
+        buf, ch4coll_eoff(m->a, ch4coll_seg_off(m->a->count, (size_t) m->g.lanes,
+                                                (size_t) k)));
+}
+
+static int ml_serves(const ml_t *m, int k)
+{
+    return k % m->q == m->g.idx;
+}
+
+/* Step 2's shape for lane k: N ranks, segment k in place. */
+static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
+{
+    const ch4coll_args_t *a = m->a;
+
+    memset(ia, 0, sizeof *ia);
+    ia->coll = CH4COLL_ALLREDUCE;
+    ia->count = ml_len(m, k);
+    ia->size = m->g.nodes;
+    ia->rank = m->g.node;
+    ia->inplace = 1;
+    ia->elem = a->elem;
+    ia->op = a->op;
+    ia->commutative = a->commutative;
+    ia->op_builtin = a->op_builtin;
+    ia->model = a->model;
+}
+
+static void ml_free(ml_t *m)
+{
+    ch4coll_free(m->peers);
+    ch4coll_free(m->inner);
+    ch4coll_lanes_close(&m->g);
+}
+
+/* Lanes, their step-2 algorithms and tag ranges (the same on every
+ * rank: the shapes are). */
+static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    int rc, k, Q;
+    ch4coll_args_t ia;
+
+    memset(m, 0, sizeof *m);
+    m->s = s;
+    m->a = a;
+    rc = ch4coll_lanes_open(&m->g, a);
+    if (rc != CH4COLL_OK)
+        return rc;
+    Q = m->g.lanes;
+    m->q = ch4coll_lanes_size(&m->g, m->g.node);
+    m->peers = ch4coll_malloc(((size_t) m->g.nodes + 3 * (size_t) Q + 1) *
+                              sizeof *m->peers);
+    m->inner = ch4coll_malloc((size_t) Q * sizeof *m->inner);
+    if (!m->peers || !m->inner) {
+        ml_free(m);
+        return CH4COLL_ERR_NOMEM;
+    }
+    m->sent = m->peers + m->g.nodes;
+    m->step2 = m->sent + Q;
+    m->tag2 = m->step2 + Q;
+    m->tag2[0] = 2 * Q;
+    for (k = 0; k < Q && rc == CH4COLL_OK; k++) {
+        m->sent[k] = m->step2[k] = -1;
+        ml_inner_args(m, k, &ia);
+        rc = ch4coll_smp_choose(a, &ia, &m->inner[k]);
+        if (rc == CH4COLL_OK)
+            m->tag2[k + 1] =
+                m->tag2[k] + ch4coll_algo_ntags(m->inner[k].al, &ia,
+                                                m->inner[k].params);
+    }
+    if (rc != CH4COLL_OK)
+        ml_free(m);
+    return rc;
+}
+
+/* Step 1: the segments this rank does not serve to their servers; the
+ * node's copies of its own lanes folded into its receive buffer. */
+static void ml_reduce_in_node(ml_t *m)
+{
+    const ch4coll_args_t *a = m->a;
+    int src = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, k, i, d[2], n;
+
+    for (k = 0; k < m->g.lanes; k++)
+        if (!ml_serves(m, k) && ml_len(m, k) > 0)
+            m->sent[k] = ch4coll_sched_send(
+                m->s, ml_at(m, src, k), ml_len(m, k),
+                ch4coll_lanes_server(&m->g, m->g.node, k), k, 0, NULL);
+    for (k = m->g.idx; k < m->g.lanes; k += m->q) {
+        size_t len = ml_len(m, k);
+        int tmp, prev = -1;
+        if (len == 0)
+            continue;
+        if (!a->inplace)
+            prev = ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
+                                      ml_at(m, CH4COLL_BUF_RECV, k), len, 0,
+                                      NULL);
+        tmp = m->q > 1 ? ch4coll_sched_scratch(m->s, (size_t) (m->q - 1) * len)
+                       : -1;
+        for (i = 1; i < m->q; i++) {
+            ch4coll_ref_t at =
+                ch4coll_ref(tmp, ch4coll_eoff(a, (size_t) (i - 1) * len));
+            d[0] = ch4coll_sched_recv(
+                m->s, at, len,
+                ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q), k,
+                0, NULL);
+            n = 1;
+            if (prev >= 0)
+                d[n++] = prev;
+            prev = ch4coll_sched_reduce(m->s, at, ml_at(m, CH4COLL_BUF_RECV, k),
+                                        len, n, d);
+        }
+        m->step2[k] = prev;
+    }
+}
+
+/* Step 2: lane k's allreduce among its servers, for the lanes this rank
+ * serves. */
+static int ml_between_nodes(ml_t *m)
+{
+    int k, j, nt, rc = CH4COLL_OK, d[1];
+    ch4coll_args_t ia;
+
+    for (k = m->g.idx; k < m->g.lanes && rc == CH4COLL_OK; k += m->q) {
+        ch4coll_view_t v;
+        if (ml_len(m, k) == 0 || m->g.nodes == 1)
+            continue;
+        for (j = 0; j < m->g.nodes; j++)
+            m->peers[j] = ch4coll_lanes_server(&m->g, j, k);
+        v.peers = m->peers;
+        v.size = m->g.nodes;
+        v.tag_base = m->tag2[k];
+        v.io[0] = v.io[1] = ml_at(m, CH4COLL_BUF_RECV, k);
+        v.ndeps = ch4coll_dep1(m->step2[k], d);
+        v.deps = d;
+        ml_inner_args(m, k, &ia);
+        rc = ch4coll_smp_run_view(m->s, m->inner[k].al->build, &ia,
+                                  m->inner[k].params, &v, &m->step2[k], &nt);
+        if (rc == CH4COLL_OK && nt != m->tag2[k + 1] - m->tag2[k])
+            rc = CH4COLL_ERR_ARG; /* the builder and its ntags disagree */
+    }
+    return rc;
+}
+
+/* Step 3: every lane's result from its server to the node's other ranks. */
+static void ml_out_in_node(ml_t *m)
+{
+    int k, i, d[1];
+
+    for (k = 0; k < m->g.lanes; k++) {
+        size_t len = ml_len(m, k);
+        if (len == 0)
+            continue;
+        if (!ml_serves(m, k)) {
+            ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
+                               ch4coll_lanes_server(&m->g, m->g.node, k),
+                               m->g.lanes + k, ch4coll_dep1(m->sent[k], d), d);
+            continue;
+        }
+        for (i = 1; i < m->q; i++)
+            ch4coll_sched_send(
+                m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
+                ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q),
+                m->g.lanes + k, ch4coll_dep1(m->step2[k], d), d);
+    }
+}
+
+int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                   const int64_t *params)
+{
+    ml_t m;
+    int rc;
+
+    (void) params;
+    rc = ml_open(&m, s, a);
+    if (rc != CH4COLL_OK)
+        return rc;
+    ch4coll_sched_set_ntags(s, m.tag2[m.g.lanes]);
+    if (a->count > 0) {
+        ml_reduce_in_node(&m);
+        rc = ml_between_nodes(&m);
+        if (rc == CH4COLL_OK)
+            ml_out_in_node(&m);
+    }
+    ml_free(&m);
+    return rc;
+}
+
+/* 2 Q tags inside the node, then every lane's step-2 range. */
+int ch4coll_ntags_multi_leader(const ch4coll_args_t *a, const int64_t *params)
+{
+    ml_t m;
+    int n;
+
+    (void) params;
+    if (ml_open(&m, NULL, a) != CH4COLL_OK)
+        return 1;
+    n = m.tag2[m.g.lanes];
+    ml_free(&m);
+    return n > 0 ? n : 1;
+}
+
+/* The opening note's formula. */
+double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
+                                           const int64_t *params,
+                                           const ch4coll_model_t *m)
+{
+    ml_t g;
+    ch4coll_args_t ia;
+    double s, b, tn, t2 = 0;
+    int q;
+
+    (void) params;
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    if (ml_open(&g, NULL, a) != CH4COLL_OK)
+        return HUGE_VAL;
+    q = g.g.lanes;
+    s = (double) ml_len(&g, 0);
+    b = ch4coll_nbytes(a, 1) * s;
+    tn = m->alpha_node + b * m->beta_node;
+    ml_inner_args(&g, 0, &ia);
+    if (g.g.nodes > 1 && g.inner[0].al->cost)
+        t2 = g.g.lanes * g.inner[0].al->cost(&ia, g.inner[0].params, m);
+    ml_free(&g);
+    return (q - 1) * (tn + b * m->gamma) + t2 + (q - 1) * tn;
+}
