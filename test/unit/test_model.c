@@ -757,6 +757,25 @@ START_TEST(test_replay_nic_by_hand)
 }
 END_TEST
 
+/* Placements of the lane tests: p ranks on nodes of ppn. */
+typedef struct {
+    int p, ppn, map;
+} placement_t;
+
+/* Replay and formula of coll/name with blocks of n on placement w. */
+static void on_nodes(int coll, const char *name, size_t n, placement_t w,
+                     double *t, double *f)
+{
+    const ch4coll_algo_t *al = ch4coll_algo_find(coll, name);
+    hz_case_t c = {al, NULL, w.p, n, 0, 0, HZ_INT_SUM, 0, 1, w.ppn, w.map};
+    char err[512];
+
+    ck_assert_ptr_nonnull(al);
+    ck_assert_msg(hz_model(&c, &ch4coll_model_default, t, f, err, sizeof err) ==
+                      0,
+                  "%s p=%d ppn=%d: %s", name, w.p, w.ppn, err);
+}
+
 /* allgather multi_ring on nodes: its formula is the model's bound for the
  * schedule (the interface carrying one block per lane each round, a
  * server's port one block between nodes and q - 1 inside), never above
@@ -766,33 +785,23 @@ END_TEST
  * the ring, exactly. */
 START_TEST(test_multi_ring_on_nodes)
 {
-    static const struct {
-        int p, ppn, map;
-    } cases[] = {{16, 4, CH4COLL_MAP_BLOCK},
-                 {16, 4, CH4COLL_MAP_CYCLIC},
-                 {30, 8, CH4COLL_MAP_BLOCK},
-                 {61, 8, CH4COLL_MAP_BLOCK},
-                 {12, 1, CH4COLL_MAP_BLOCK}};
-    const ch4coll_algo_t *al =
-        ch4coll_algo_find(CH4COLL_ALLGATHER, "multi_ring");
-    char err[512];
+    static const placement_t w[] = {{16, 4, CH4COLL_MAP_BLOCK},
+                                    {16, 4, CH4COLL_MAP_CYCLIC},
+                                    {30, 8, CH4COLL_MAP_BLOCK},
+                                    {61, 8, CH4COLL_MAP_BLOCK},
+                                    {12, 1, CH4COLL_MAP_BLOCK}};
     double t, f;
     size_t i;
 
-    ck_assert_ptr_nonnull(al);
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        hz_case_t c = {al, NULL, cases[i].p,   65536,       0, 0, HZ_INT_SUM,
-                       0,  1,    cases[i].ppn, cases[i].map};
-        ck_assert_msg(
-            hz_model(&c, &ch4coll_model_default, &t, &f, err, sizeof err) == 0,
-            "%s", err);
-        if (cases[i].ppn == 1)
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        on_nodes(CH4COLL_ALLGATHER, "multi_ring", 65536, w[i], &t, &f);
+        if (w[i].ppn == 1)
             ck_assert_msg(same_time(f, t), "p=%d ppn 1: formula %g, replay %g",
-                          cases[i].p, f, t);
+                          w[i].p, f, t);
         else
             ck_assert_msg(f > 0 && f <= t * (1 + 1e-12),
                           "p=%d ppn=%d map=%d: formula %g above the replay %g",
-                          cases[i].p, cases[i].ppn, cases[i].map, f, t);
+                          w[i].p, w[i].ppn, w[i].map, f, t);
     }
 }
 END_TEST
@@ -803,27 +812,17 @@ END_TEST
  * at p = 16 on nodes of 8, 1.11 at p = 61). */
 START_TEST(test_multi_leader_on_nodes)
 {
-    static const struct {
-        int p, ppn, map;
-    } cases[] = {{16, 8, CH4COLL_MAP_BLOCK},
-                 {61, 8, CH4COLL_MAP_BLOCK},
-                 {30, 4, CH4COLL_MAP_CYCLIC}};
-    const ch4coll_algo_t *al =
-        ch4coll_algo_find(CH4COLL_ALLREDUCE, "multi_leader");
-    char err[512];
+    static const placement_t w[] = {{16, 8, CH4COLL_MAP_BLOCK},
+                                    {61, 8, CH4COLL_MAP_BLOCK},
+                                    {30, 4, CH4COLL_MAP_CYCLIC}};
     double t, f;
     size_t i;
 
-    ck_assert_ptr_nonnull(al);
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        hz_case_t c = {al, NULL, cases[i].p,   262144,      0, 0, HZ_INT_SUM,
-                       0,  1,    cases[i].ppn, cases[i].map};
-        ck_assert_msg(
-            hz_model(&c, &ch4coll_model_default, &t, &f, err, sizeof err) == 0,
-            "%s", err);
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        on_nodes(CH4COLL_ALLREDUCE, "multi_leader", 262144, w[i], &t, &f);
         ck_assert_msg(t > 0 && fabs(f / t - 1) <= 0.5,
-                      "p=%d ppn=%d map=%d: formula %g, replay %g", cases[i].p,
-                      cases[i].ppn, cases[i].map, f, t);
+                      "p=%d ppn=%d map=%d: formula %g, replay %g", w[i].p,
+                      w[i].ppn, w[i].map, f, t);
     }
 }
 END_TEST

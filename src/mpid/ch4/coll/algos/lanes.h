@@ -49,7 +49,8 @@ static inline int ch4coll_lanes_node(const ch4coll_lanes_t *l, int j, int d)
 
 /* The lanes of a's ranks (a->loc; NULL: one rank per node); frees with
  * ch4coll_lanes_close. */
-static inline int ch4coll_lanes_open(ch4coll_lanes_t *l, const ch4coll_args_t *a)
+static inline int ch4coll_lanes_open(ch4coll_lanes_t *l,
+                                     const ch4coll_args_t *a)
 {
     const ch4coll_locality_t *loc = a->loc;
     int p = a->size, j, x;
@@ -62,8 +63,9 @@ static inline int ch4coll_lanes_open(ch4coll_lanes_t *l, const ch4coll_args_t *a
     ch4coll_node_order(p, loc ? loc->node_of : NULL, l->nodes, l->order,
                        l->first);
     for (l->lanes = 0, j = 0; j < l->nodes; j++)
-        l->lanes = ch4coll_lanes_size(l, j) > l->lanes ? ch4coll_lanes_size(l, j)
-                                                        : l->lanes;
+        l->lanes = ch4coll_lanes_size(l, j) > l->lanes
+                       ? ch4coll_lanes_size(l, j)
+                       : l->lanes;
     l->node = loc ? loc->node_of[a->rank] : a->rank;
     for (x = l->first[l->node]; l->order[x] != a->rank; x++)
         ;

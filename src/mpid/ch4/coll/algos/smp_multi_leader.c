@@ -60,12 +60,12 @@ typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     ch4coll_lanes_t g;
-    int q;           /* ranks of this node */
-    int *peers;      /* nodes: the servers of one lane */
-    int *sent;       /* lanes: this rank's step-1 send of the segment */
-    int *step2;      /* lanes: the end of the lane's step 2 here */
+    int q;      /* ranks of this node */
+    int *peers; /* nodes: the servers of one lane */
+    int *sent;  /* lanes: this rank's step-1 send of the segment */
+    int *step2; /* lanes: the end of the lane's step 2 here */
     ch4coll_smp_choice_t *inner; /* lanes: step 2's algorithm */
-    int *tag2;       /* lanes + 1: step 2's tag ranges */
+    int *tag2;                   /* lanes + 1: step 2's tag ranges */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -76,8 +76,9 @@ static size_t ml_len(const ml_t *m, int k)
 static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
 {
     return ch4coll_ref(
-        buf, ch4coll_eoff(m->a, ch4coll_seg_off(m->a->count, (size_t) m->g.lanes,
-                                                (size_t) k)));
+        buf,
+        ch4coll_eoff(m->a, ch4coll_seg_off(m->a->count, (size_t) m->g.lanes,
+                                           (size_t) k)));
 }
 
 static int ml_serves(const ml_t *m, int k)
@@ -142,8 +143,8 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
         rc = ch4coll_smp_choose(a, &ia, &m->inner[k]);
         if (rc == CH4COLL_OK)
             m->tag2[k + 1] =
-                m->tag2[k] + ch4coll_algo_ntags(m->inner[k].al, &ia,
-                                                m->inner[k].params);
+                m->tag2[k] +
+                ch4coll_algo_ntags(m->inner[k].al, &ia, m->inner[k].params);
     }
     if (rc != CH4COLL_OK)
         ml_free(m);
@@ -168,9 +169,9 @@ static void ml_reduce_in_node(ml_t *m)
         if (len == 0)
             continue;
         if (!a->inplace)
-            prev = ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
-                                      ml_at(m, CH4COLL_BUF_RECV, k), len, 0,
-                                      NULL);
+            prev =
+                ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
+                                   ml_at(m, CH4COLL_BUF_RECV, k), len, 0, NULL);
         tmp = m->q > 1 ? ch4coll_sched_scratch(m->s, (size_t) (m->q - 1) * len)
                        : -1;
         for (i = 1; i < m->q; i++) {
