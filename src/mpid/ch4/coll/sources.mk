@@ -31,6 +31,7 @@ ch4coll_common_c = \
 	$(ch4coll)/algos/smp_multi_leader.c \
 	$(ch4coll)/algos/linear.c \
 	$(ch4coll)/algos/multi_ring.c \
+	$(ch4coll)/algos/chain.c \
 	$(ch4coll)/algos/dissemination.c \
 	$(ch4coll)/algos/recursive_halving.c \
 	$(ch4coll)/algos/butterfly.c \

@@ -202,6 +202,7 @@ int ch4coll_ntags_allgather_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bidir_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_reduce_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *,
                                                const int64_t *);
@@ -244,6 +245,8 @@ int ch4coll_allgatherv_multi_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                   const int64_t *);
 int ch4coll_allreduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                    const int64_t *);
+int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
+                         const int64_t *);
 int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
                              const int64_t *);
 int ch4coll_allgatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -396,6 +399,8 @@ double ch4coll_cost_allgatherv_multi_ring(const ch4coll_args_t *,
 double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *,
                                            const int64_t *,
                                            const ch4coll_model_t *);
+double ch4coll_cost_reduce_chain(const ch4coll_args_t *, const int64_t *,
+                                 const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_linear(const ch4coll_args_t *, const int64_t *,

@@ -244,6 +244,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "the circulant broadcast run backwards with the folds: "
              "n-1+ceil(lg p) rounds (Traeff 2025); commutative",
      .cost = ch4coll_cost_reduce_circulant},
+    {.name = "chain",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_chain,
+     .params = {{"chunk", 65536, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"}},
+     .desc = "chain of consecutive ranks ending at the root (rank order for "
+             "non-commutative ops), pipelined in chunks, a fold at every hop "
+             "(bcast line reversed; Open MPI's pipeline reduce)",
+     .cost = ch4coll_cost_reduce_chain,
+     .ntags = ch4coll_ntags_reduce_chain},
     NATIVE_ROW(CH4COLL_REDUCE),
 
     {.name = "recursive_doubling",

@@ -1,0 +1,243 @@
+/*
+ * chain.c - reduce along a chain of ranks, pipelined in chunks: the
+ * reverse of bcast `line` with one stream (line.c).
+ *
+ * Source: the pipelined chain of Almasi et al. (BG/L) section 3.1 run
+ * backwards, with a fold at every hop (a reduction's pipeline: Sanders,
+ * Speck and Träff 2009, section 1, the chain as the simplest pipelined
+ * tree); Open MPI's tuned "pipeline" reduce (SMPI's ompi_pipeline) is this
+ * shape.  On a ring or torus of consecutive ranks every hop is between
+ * neighbours, where the butterfly's long hops share links.
+ *
+ * Chain.  Positions 0..p-1, data flowing from p-1 down to 0.  A
+ * commutative op: position v is rank (root + v) mod p, the root at
+ * position 0.  Otherwise the ranks in order (position v is rank v), so
+ * that rank v folds its own chunk in front of what comes from above
+ * (x_v op (x_(v+1) op ...)) and rank 0 ends with x_0 op ... op x_(p-1); a
+ * root elsewhere then gets each finished chunk from rank 0 (one more
+ * hop, pipelined with the rest).
+ *
+ * Steps, chunk k = 0..K-1 (c elements, the parameter in bytes; at most
+ * 2^20 chunks) at position v:
+ *   v = p-1  send its chunk k to position v - 1;
+ *   v < p-1  receive chunk k from v + 1 into slot k mod W of a scratch
+ *            ring (W = 4 chunks), fold its own chunk in front of it, and
+ *            send the slot to v - 1 (v > 0) or keep it (v = 0: the root
+ *            receives straight into its receive buffer and folds its send
+ *            buffer in front, or in place folds into the slot and copies).
+ * A slot is received into again only after its send; sends, folds and
+ * receives each go in chunk order, so one tag suffices (a second one for
+ * the last hop to a root that is not rank 0).
+ *
+ * Cost, t = alpha + c beta + c gamma (a hop: the receive, the fold, the
+ * send), K chunks:
+ *   T = (p - 2 + K) t  (+ alpha + c beta for the last hop to a root
+ *                       other than rank 0 with a non-commutative op).
+ * Scratch: W chunks at every rank but the first.  Restrictions: none (any
+ * p, root, op, count; MPI_IN_PLACE at the root).
+ *
+ * Worked example, p = 5, root 2, a commutative op, 3 chunks: the chain is
+ * 3 -> 4 -> 0 -> 1 -> 2 (positions 4..0 hold ranks 1, 0, 4, 3, 2).  Rank 1
+ * sends chunks 0, 1, 2 to rank 0; rank 0 folds each and passes it to 4,
+ * 4 to 3, 3 to 2; rank 2 has chunk 0 after 4 hops and the last chunk
+ * after 4 + 2 = 6 = p - 2 + K hop times.  With a non-commutative op the
+ * chain is 4 -> 3 -> 2 -> 1 -> 0 and rank 0 sends each finished chunk on to
+ * rank 2.
+ */
+#include "algo.h"
+
+#include "../topo/topo.h"
+
+#define CH_SLOTS      4
+#define CH_MAX_CHUNKS ((size_t) 1 << 20)
+
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    size_t n, K;      /* elements, chunks */
+    int ordered;      /* ranks in order: a non-commutative op */
+    int v;            /* this rank's position */
+    int up, down;     /* ranks at positions v + 1 and v - 1, or -1 */
+    int slot;         /* scratch ring, or -1 */
+    int sent[CH_SLOTS];
+    int last_send, last_fold;
+} ch_t;
+
+/* Chunks of n elements of `bytes` each, chunk bytes at most. */
+static size_t ch_nchunks(size_t n, size_t bytes, int64_t chunk)
+{
+    size_t per = (size_t) (chunk < 1 ? 1 : chunk) / (bytes ? bytes : 1);
+
+    per = per > 0 ? per : 1;
+    if (n == 0)
+        return 0;
+    if ((n + per - 1) / per > CH_MAX_CHUNKS)
+        per = (n + CH_MAX_CHUNKS - 1) / CH_MAX_CHUNKS;
+    return (n + per - 1) / per;
+}
+
+static int ch_rank(const ch_t *c, int v)
+{
+    int p = c->a->size;
+
+    if (v < 0 || v >= p)
+        return -1;
+    return c->ordered ? v : (c->a->root + v) % p;
+}
+
+static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    const int64_t *params)
+{
+    int p = a->size, k;
+
+    c->s = s;
+    c->a = a;
+    c->n = a->count;
+    c->K = ch_nchunks(a->count, a->elem.size, params[0]);
+    c->ordered = !a->commutative;
+    c->v = c->ordered ? a->rank : (a->rank - a->root + p) % p;
+    c->up = ch_rank(c, c->v + 1);
+    c->down = ch_rank(c, c->v - 1);
+    c->slot = -1;
+    c->last_send = c->last_fold = -1;
+    for (k = 0; k < CH_SLOTS; k++)
+        c->sent[k] = -1;
+}
+
+/* Element offset and length of chunk k. */
+static size_t ch_chunk(const ch_t *c, size_t k, size_t *len)
+{
+    *len = ch4coll_seg_len(c->n, c->K, k);
+    return ch4coll_seg_off(c->n, c->K, k);
+}
+
+static ch4coll_ref_t ch_buf(const ch_t *c, int buf, size_t off)
+{
+    return ch4coll_ref(buf, ch4coll_eoff(c->a, off));
+}
+
+/* This rank's own data: the send buffer, or in place the receive buffer. */
+static int ch_own(const ch_t *c)
+{
+    return c->a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
+}
+
+/* Where this rank's result of chunk k goes: its receive buffer if it is
+ * the root at the end of the chain (not in place: received there and
+ * folded into), else slot k mod W. */
+static int ch_step(ch_t *c, size_t k)
+{
+    size_t len, off = ch_chunk(c, k, &len);
+    int w = (int) (k % CH_SLOTS), d[3], n, got, is_root = c->a->rank == c->a->root;
+    ch4coll_ref_t tmp = ch_buf(c, c->slot, (size_t) w * ch4coll_seg_len(c->n, c->K, 0)),
+                  own = ch_buf(c, ch_own(c), off);
+
+    if (c->up < 0) { /* the chain's first rank */
+        d[0] = c->last_send;
+        c->last_send = ch4coll_sched_send(c->s, own, len, c->down, 0,
+                                          ch4coll_dep1(d[0], d), d);
+        return c->last_send;
+    }
+    if (c->down < 0 && is_root && !c->a->inplace) { /* straight into recv */
+        ch4coll_ref_t res = ch_buf(c, CH4COLL_BUF_RECV, off);
+        got = ch4coll_sched_recv(c->s, res, len, c->up, 0, 0, NULL);
+        n = 0;
+        d[n++] = got;
+        if (c->last_fold >= 0)
+            d[n++] = c->last_fold;
+        c->last_fold = ch4coll_sched_reduce(c->s, own, res, len, n, d);
+        return c->last_fold;
+    }
+    got = ch4coll_sched_recv(c->s, tmp, len, c->up, 0,
+                             ch4coll_dep1(c->sent[w], d), d);
+    n = 0;
+    d[n++] = got;
+    if (c->last_fold >= 0)
+        d[n++] = c->last_fold;
+    c->last_fold = ch4coll_sched_reduce(c->s, own, tmp, len, n, d);
+    if (c->down >= 0) {
+        n = 0;
+        d[n++] = c->last_fold;
+        if (c->last_send >= 0)
+            d[n++] = c->last_send;
+        c->last_send = c->sent[w] =
+            ch4coll_sched_send(c->s, tmp, len, c->down, 0, n, d);
+        return c->last_send;
+    }
+    if (is_root) /* in place: the slot's result into the receive buffer */
+        return c->sent[w] = ch4coll_sched_copy(
+                   c->s, tmp, ch_buf(c, CH4COLL_BUF_RECV, off), len, 1,
+                   &c->last_fold);
+    /* rank 0 of an ordered chain whose root is elsewhere: the last hop */
+    d[0] = c->last_fold;
+    n = 1;
+    if (c->last_send >= 0)
+        d[n++] = c->last_send;
+    c->last_send = c->sent[w] =
+        ch4coll_sched_send(c->s, tmp, len, c->a->root, 1, n, d);
+    return c->last_send;
+}
+
+int ch4coll_ntags_reduce_chain(const ch4coll_args_t *a, const int64_t *params)
+{
+    (void) params;
+    return a->commutative ? 1 : 2;
+}
+
+int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                         const int64_t *params)
+{
+    ch_t c;
+    size_t k, len, off;
+    int is_root = a->rank == a->root, *fold = NULL, last = -1, d[1];
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_chain(a, params));
+    if (a->count == 0)
+        return CH4COLL_OK;
+    if (a->size == 1) {
+        if (!a->inplace)
+            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                               ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0,
+                               NULL);
+        return CH4COLL_OK;
+    }
+    ch_open(&c, s, a, params);
+    if (c.up >= 0)
+        c.slot = ch4coll_sched_scratch(
+            s, (size_t) CH_SLOTS * ch4coll_seg_len(c.n, c.K, 0));
+    /* a root inside an ordered chain: its own chunks feed the chain before
+     * rank 0's results overwrite them (in place) */
+    if (is_root && c.down >= 0) {
+        fold = ch4coll_malloc(c.K * sizeof *fold);
+        if (!fold)
+            return CH4COLL_ERR_NOMEM;
+    }
+    for (k = 0; k < c.K; k++) {
+        int v = ch_step(&c, k);
+        if (fold)
+            fold[k] = v;
+    }
+    for (k = 0; fold && k < c.K; k++) {
+        off = ch_chunk(&c, k, &len);
+        d[0] = a->inplace ? fold[k] : -1;
+        last = ch4coll_sched_recv(s, ch_buf(&c, CH4COLL_BUF_RECV, off), len, 0,
+                                  1, ch4coll_dep1(d[0], d), d);
+    }
+    (void) last;
+    ch4coll_free(fold);
+    return CH4COLL_OK;
+}
+
+double ch4coll_cost_reduce_chain(const ch4coll_args_t *a, const int64_t *params,
+                                 const ch4coll_model_t *m)
+{
+    size_t K = ch_nchunks(a->count, a->elem.size, params[0]);
+    double c, t;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    c = ch4coll_nbytes(a, ch4coll_seg_len(a->count, K, 0));
+    t = ch4coll_model_msg(m, c) + c * m->gamma;
+    return (a->size - 2 + (double) K) * t +
+           (!a->commutative && a->root != 0 ? ch4coll_model_msg(m, c) : 0.0);
+}
