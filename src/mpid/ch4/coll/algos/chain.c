@@ -54,11 +54,11 @@
 typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
-    size_t n, K;      /* elements, chunks */
-    int ordered;      /* ranks in order: a non-commutative op */
-    int v;            /* this rank's position */
-    int up, down;     /* ranks at positions v + 1 and v - 1, or -1 */
-    int slot;         /* scratch ring, or -1 */
+    size_t n, K;  /* elements, chunks */
+    int ordered;  /* ranks in order: a non-commutative op */
+    int v;        /* this rank's position */
+    int up, down; /* ranks at positions v + 1 and v - 1, or -1 */
+    int slot;     /* scratch ring, or -1 */
     int sent[CH_SLOTS];
     int last_send, last_fold;
 } ch_t;
@@ -128,8 +128,10 @@ static int ch_own(const ch_t *c)
 static int ch_step(ch_t *c, size_t k)
 {
     size_t len, off = ch_chunk(c, k, &len);
-    int w = (int) (k % CH_SLOTS), d[3], n, got, is_root = c->a->rank == c->a->root;
-    ch4coll_ref_t tmp = ch_buf(c, c->slot, (size_t) w * ch4coll_seg_len(c->n, c->K, 0)),
+    int w = (int) (k % CH_SLOTS), d[3], n, got,
+        is_root = c->a->rank == c->a->root;
+    ch4coll_ref_t tmp = ch_buf(c, c->slot,
+                               (size_t) w * ch4coll_seg_len(c->n, c->K, 0)),
                   own = ch_buf(c, ch_own(c), off);
 
     if (c->up < 0) { /* the chain's first rank */
@@ -165,9 +167,9 @@ static int ch_step(ch_t *c, size_t k)
         return c->last_send;
     }
     if (is_root) /* in place: the slot's result into the receive buffer */
-        return c->sent[w] = ch4coll_sched_copy(
-                   c->s, tmp, ch_buf(c, CH4COLL_BUF_RECV, off), len, 1,
-                   &c->last_fold);
+        return c->sent[w] = ch4coll_sched_copy(c->s, tmp,
+                                               ch_buf(c, CH4COLL_BUF_RECV, off),
+                                               len, 1, &c->last_fold);
     /* rank 0 of an ordered chain whose root is elsewhere: the last hop */
     d[0] = c->last_fold;
     n = 1;
@@ -189,7 +191,7 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     ch_t c;
     size_t k, len, off;
-    int is_root = a->rank == a->root, *fold = NULL, last = -1, d[1];
+    int is_root = a->rank == a->root, *fold = NULL, d[1];
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_chain(a, params));
     if (a->count == 0)
@@ -203,8 +205,8 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     }
     ch_open(&c, s, a, params);
     if (c.up >= 0)
-        c.slot = ch4coll_sched_scratch(
-            s, (size_t) CH_SLOTS * ch4coll_seg_len(c.n, c.K, 0));
+        c.slot = ch4coll_sched_scratch(s, (size_t) CH_SLOTS *
+                                              ch4coll_seg_len(c.n, c.K, 0));
     /* a root inside an ordered chain: its own chunks feed the chain before
      * rank 0's results overwrite them (in place) */
     if (is_root && c.down >= 0) {
@@ -220,10 +222,9 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (k = 0; fold && k < c.K; k++) {
         off = ch_chunk(&c, k, &len);
         d[0] = a->inplace ? fold[k] : -1;
-        last = ch4coll_sched_recv(s, ch_buf(&c, CH4COLL_BUF_RECV, off), len, 0,
-                                  1, ch4coll_dep1(d[0], d), d);
+        ch4coll_sched_recv(s, ch_buf(&c, CH4COLL_BUF_RECV, off), len, 0, 1,
+                           ch4coll_dep1(d[0], d), d);
     }
-    (void) last;
     ch4coll_free(fold);
     return CH4COLL_OK;
 }
