@@ -3,7 +3,7 @@
  * intercepts, called through ch4coll (MPI_X) and through the host MPI
  * (PMPI_X) on the same inputs, compared byte for byte.
  *
- * usage: diffcoll [-m MODE] [-n N] [-s SEED] [-c COLL] [-v]
+ * usage: diffcoll [-m MODE] [-n N] [-s SEED] [-c COLL[,COLL...]] [-v]
  *   -m MODE   blocking (default): MPI_X, one collective at a time;
  *             nonblocking: batches of MPI_I<coll> in flight at once;
  *             persistent: batches of MPI_<coll>_init requests, each run
@@ -11,7 +11,9 @@
  *   -n N      collectives to run (default 300; persistent: requests made)
  *   -s SEED   random seed (default 1); the same seed and process count
  *             replay the same run
- *   -c COLL   only this collective (a ch4coll registry name, e.g. allgatherv)
+ *   -c COLLS  only these collectives (ch4coll registry names, e.g.
+ *             allgatherv, or a comma-separated list: bcast,allreduce),
+ *             each iteration draws one of them
  *   -v        print each case before running it, and in the batch modes
  *             (nonblocking, persistent) each rank's start steps and
  *             completion call of every run (for reproducers)
@@ -206,8 +208,9 @@ static const char *const mode_names[NMODES] = {"blocking", "nonblocking",
 typedef struct {
     int niter;
     uint64_t seed;
-    int only; /* collective, or -1 for all */
-    int mode; /* MODE_* */
+    int only[CC_NCOLL]; /* the collectives drawn (-c), */
+    int nonly;          /* how many; 0 for all */
+    int mode;           /* MODE_* */
     int verbose;
 } options_t;
 
@@ -244,6 +247,28 @@ static int mode_from_name(const char *name)
     return -1;
 }
 
+/* -c: one collective or a comma-separated list, each named once. */
+static int parse_colls(const char *text, options_t *o)
+{
+    char buf[512], *save = NULL, *name;
+    int coll, i;
+
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    strcpy(buf, text);
+    o->nonly = 0;
+    for (name = strtok_r(buf, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if ((coll = cc_coll_from_name(name)) < 0)
+            return -1;
+        for (i = 0; i < o->nonly; i++)
+            if (o->only[i] == coll)
+                return -1;
+        o->only[o->nonly++] = coll;
+    }
+    return o->nonly > 0 ? 0 : -1;
+}
+
 static int parse_options(int argc, char **argv, options_t *o)
 {
     long v;
@@ -251,7 +276,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 
     o->niter = DEFAULT_NITER;
     o->seed = DEFAULT_SEED;
-    o->only = -1;
+    o->nonly = 0;
     o->mode = MODE_BLOCKING;
     o->verbose = 0;
     while ((ch = getopt(argc, argv, "m:n:s:c:v")) != -1) {
@@ -261,7 +286,7 @@ static int parse_options(int argc, char **argv, options_t *o)
             o->niter = (int) v;
         else if (ch == 's' && parse_int(optarg, 0, INT_MAX, &v) == 0)
             o->seed = (uint64_t) v;
-        else if (ch == 'c' && (o->only = cc_coll_from_name(optarg)) >= 0)
+        else if (ch == 'c' && parse_colls(optarg, o) == 0)
             continue;
         else if (ch == 'v')
             o->verbose = 1;
@@ -595,7 +620,10 @@ static int draw_collective(cc_rng_t *r, const options_t *o, cc_params_t *prm,
 
     *kind = draw_comm(r);
     memset(prm, 0, sizeof *prm);
-    prm->coll = o->only >= 0 ? o->only : cc_below(r, CC_NCOLL);
+    if (o->nonly == 0)
+        prm->coll = cc_below(r, CC_NCOLL);
+    else
+        prm->coll = o->only[o->nonly == 1 ? 0 : cc_below(r, o->nonly)];
     prm->comm = comms[*kind].comm;
     prm->comm_name = comms[*kind].name;
     if (prm->comm == MPI_COMM_NULL)
@@ -1403,13 +1431,23 @@ static int run_batches(const options_t *o, tally_t *t)
 
 /* ---------------------------------------------------------- statistics */
 
+static int drawn(const options_t *o, int coll)
+{
+    int i;
+
+    for (i = 0; i < o->nonly; i++)
+        if (o->only[i] == coll)
+            return 1;
+    return o->nonly == 0;
+}
+
 /* Would any collective of this run go through a ch4coll schedule? */
 static int expect_module_calls(const options_t *o)
 {
     int coll;
 
     for (coll = 0; coll < CC_NCOLL; coll++)
-        if ((o->only < 0 || o->only == coll) &&
+        if (drawn(o, coll) &&
             !(o->mode == MODE_BLOCKING ? cc_host_may_run(coll)
                                        : cc_host_may_run_nb(coll)))
             return 1;
@@ -1472,8 +1510,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     if (parse_options(argc, argv, &o) != 0) {
         if (world_rank == 0)
-            fprintf(stderr, "usage: diffcoll [-m blocking|nonblocking|"
-                            "persistent] [-n N] [-s SEED] [-c COLL] [-v]\n");
+            fprintf(stderr,
+                    "usage: diffcoll [-m blocking|nonblocking|"
+                    "persistent] [-n N] [-s SEED] [-c COLL[,COLL...]] [-v]\n");
         MPI_Finalize();
         return 2;
     }
