@@ -115,6 +115,34 @@ START_TEST(test_cache_varrays)
 }
 END_TEST
 
+/* The hot entry (core/run.c's shortcut for a repeated blocking call) goes
+ * with its entry: by LRU eviction and by MPI_Type_free / MPI_Op_free. */
+START_TEST(test_cache_hot_goes_with_entry)
+{
+    ch4coll_cache_t c;
+    ch4coll_key_t ka = make_key(CH4COLL_ALLREDUCE, 1, NULL, 2);
+    ch4coll_key_t kb = make_key(CH4COLL_ALLREDUCE, 2, NULL, 2);
+    ch4coll_key_t kc = make_key(CH4COLL_ALLREDUCE, 3, NULL, 2);
+    ch4coll_centry_t *a, *b;
+
+    ch4coll_cache_init(&c, 2);
+    a = ch4coll_cache_insert(&c, &ka);
+    b = ch4coll_cache_insert(&c, &kb);
+    c.hot = a;
+    ck_assert_ptr_nonnull(ch4coll_cache_insert(&c, &kc)); /* evicts a */
+    ck_assert_ptr_null(c.hot);
+    c.hot = b;
+    ch4coll_cache_forget(&c, MPI_DATATYPE_NULL, MPI_MAX); /* not b's op */
+    ck_assert_ptr_eq(c.hot, b);
+    ch4coll_cache_forget(&c, MPI_DATATYPE_NULL, b->key.f.op);
+    ck_assert_ptr_null(c.hot);
+    ck_assert_int_eq(c.n, 0);
+    c.hot = ch4coll_cache_insert(&c, &ka);
+    ch4coll_cache_destroy(&c);
+    ck_assert_ptr_null(c.hot);
+}
+END_TEST
+
 START_TEST(test_cache_lru)
 {
     ch4coll_cache_t c;
@@ -194,6 +222,7 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, test_cache_lookup);
     tcase_add_test(tc, test_cache_varrays);
     tcase_add_test(tc, test_cache_lru);
+    tcase_add_test(tc, test_cache_hot_goes_with_entry);
     tcase_add_test(tc, test_cache_forget);
     suite_add_tcase(s, tc);
     return s;

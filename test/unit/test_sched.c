@@ -20,7 +20,7 @@
  *              dependency order; a chain of copies and reductions through
  *              scratch checks the same through data.  Scratch exists only
  *              after commit.  A view translates the peers, tags and buffers
- *              of the builder it wraps; run_direct takes exactly the shapes
+ *              of the builder it wraps; run_now takes exactly the shapes
  *              it can run with blocking calls.
  *   clone      ch4coll_sched_clone(): refused before commit; a clone owns
  *              other scratch and outlives its original, running correctly
@@ -592,7 +592,7 @@ START_TEST(test_sched_issue_order)
 }
 END_TEST
 
-/* A transport with only blocking operations, for run_direct: it logs each
+/* A transport with only blocking operations, for run_now: it logs each
  * message ('s' send, 'r' receive, 'x' sendrecv) and a receive delivers
  * 7000 + i; the nonblocking operations must not be used. */
 typedef struct {
@@ -679,7 +679,7 @@ static const ch4coll_transport_t blk_transport = {
  * send goes first (it reads r[0] before the copy writes it, a probe of the
  * order only).
  */
-START_TEST(test_sched_run_direct)
+START_TEST(test_sched_run_now)
 {
     static const char *want_log[] = {"x", "", "", "s", "s"};
     int sh = _i, sb[4] = {1, 2, 3, 4}, rb[4] = {-1, -1, -1, -1}, v[4], rc;
@@ -715,11 +715,11 @@ START_TEST(test_sched_run_direct)
                            sh == 3, v);
     }
     ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
-    ck_assert_int_eq(s.exchange, sh == 0 || sh >= 3);
+    ck_assert_int_eq(s.plan != NULL, sh == 0 || sh >= 3);
     memset(&ctx, 0, sizeof ctx);
-    ck_assert_int_eq(ch4coll_sched_start(&s, sb, rb, 0, &blk_transport, &ctx),
-                     CH4COLL_OK);
-    ck_assert_int_eq(ch4coll_sched_run_direct(&s, &rc), sh == 0 || sh >= 3);
+    ck_assert_int_eq(
+        ch4coll_sched_run_now(&s, sb, rb, 0, &blk_transport, &ctx, &rc),
+        sh == 0 || sh >= 3);
     ck_assert_str_eq(ctx.log, want_log[sh]);
     if (sh == 0) {
         ck_assert_int_eq(rc, CH4COLL_OK);
@@ -733,6 +733,39 @@ START_TEST(test_sched_run_direct)
         ck_assert_int_eq(ctx.sent0, (sh == 3 ? 4 : -1));
         ck_assert_int_eq(rb[0], 4);
     }
+    ch4coll_sched_destroy(&s);
+}
+END_TEST
+
+/*
+ * Which exchanges run_now takes: a receive of n ints with a copy of n
+ * ints that does not wait for it (shape 0) runs as one blocking call up
+ * to 16 KiB of copying, and from there as requests with the copy in
+ * flight (plan NULL); a reduction that waits for the receive (shape 1)
+ * overlaps nothing, so it is blocking at any size.
+ */
+START_TEST(test_sched_overlap_rule)
+{
+    int sh = _i / 2, n = _i % 2 ? 4096 : 4095, v;
+    ch4coll_sched_t s;
+
+    ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2),
+                     CH4COLL_OK);
+    v = ch4coll_sched_recv(&s, ch4coll_ref(CH4COLL_BUF_RECV, 0), (size_t) n, 1,
+                           0, 0, NULL);
+    if (sh == 0)
+        ch4coll_sched_copy(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, ioff(n)), (size_t) n,
+                           0, NULL);
+    else
+        ch4coll_sched_reduce(&s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                             ch4coll_ref(CH4COLL_BUF_RECV, 0), (size_t) n, 1,
+                             &v);
+    ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
+    if (sh == 0 && n * sizeof(int) >= 16384)
+        ck_assert_ptr_null(s.plan);
+    else
+        ck_assert_ptr_nonnull(s.plan);
     ch4coll_sched_destroy(&s);
 }
 END_TEST
@@ -927,7 +960,8 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_view);
     tcase_add_test(tc, test_sched_chain);
     tcase_add_test(tc, test_sched_issue_order);
-    tcase_add_loop_test(tc, test_sched_run_direct, 0, 5);
+    tcase_add_loop_test(tc, test_sched_run_now, 0, 5);
+    tcase_add_loop_test(tc, test_sched_overlap_rule, 0, 4);
     tcase_add_test(tc, test_sched_scratch_at_commit);
     tcase_add_test(tc, test_sched_clone);
     suite_add_tcase(s, tc);

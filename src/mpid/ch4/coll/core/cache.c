@@ -91,7 +91,7 @@ void ch4coll_cache_destroy(ch4coll_cache_t *c)
         entry_free(e);
     }
     memset(c->bucket, 0, sizeof c->bucket);
-    c->newest = c->oldest = NULL;
+    c->newest = c->oldest = c->hot = NULL;
     c->n = 0;
 }
 
@@ -193,6 +193,8 @@ static void evict(ch4coll_cache_t *c, ch4coll_centry_t *e)
     while (*pp != e)
         pp = &(*pp)->hnext;
     *pp = e->hnext;
+    if (c->hot == e)
+        c->hot = NULL;
     lru_unlink(c, e);
     entry_free(e);
     c->n--;

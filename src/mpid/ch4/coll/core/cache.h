@@ -88,11 +88,24 @@ typedef struct ch4coll_centry {
 
 #define CH4COLL_CACHE_BUCKETS 64
 
+/* The raw arguments of a regular collective's blocking call that its key
+ * is made of (core/run.c compares them). */
+typedef struct {
+    int coll, root, inplace, scount, rcount;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+} ch4coll_hot_args_t;
+
 typedef struct {
     ch4coll_centry_t *bucket[CH4COLL_CACHE_BUCKETS];
     ch4coll_centry_t *newest, *oldest;
     int n, limit;
     uint64_t hits, misses, evictions;
+    /* the entry of the communicator's last blocking call of a regular
+     * collective, with that call's arguments: a loop of one call finds it
+     * without building a key (cleared when the entry goes) */
+    ch4coll_centry_t *hot;
+    ch4coll_hot_args_t hot_args;
 } ch4coll_cache_t;
 
 /* Evictions over all caches of the process (statistics). */

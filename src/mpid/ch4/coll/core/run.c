@@ -586,14 +586,17 @@ static int run_to_end(ch4coll_comm_t *c, ch4coll_sched_t *sched,
 {
     const void *sbuf;
     void *rbuf;
-    int rc = bind(c, stage, io, call, &sbuf, &rbuf);
+    int rc = bind(c, stage, io, call, &sbuf, &rbuf), tag;
 
-    if (rc == CH4COLL_OK)
-        rc = ch4coll_sched_start(sched, sbuf, rbuf,
-                                 ch4coll_comm_next_tag(c, sched->ntags), c->tp,
-                                 c->tp_ctx);
-    if (rc == CH4COLL_OK && !(direct && ch4coll_sched_run_direct(sched, &rc)))
-        rc = wait_done(sched, c->yield);
+    if (rc != CH4COLL_OK)
+        return rc;
+    tag = ch4coll_comm_next_tag(c, sched->ntags);
+    if (!(direct && ch4coll_sched_run_now(sched, sbuf, rbuf, tag, c->tp,
+                                          c->tp_ctx, &rc))) {
+        rc = ch4coll_sched_start(sched, sbuf, rbuf, tag, c->tp, c->tp_ctx);
+        if (rc == CH4COLL_OK)
+            rc = wait_done(sched, c->yield);
+    }
     return rc == CH4COLL_OK ? end(c, stage, io, call) : rc;
 }
 
@@ -664,18 +667,66 @@ static int take(ch4coll_centry_t *e, ch4coll_centry_t **ep)
     return MPI_SUCCESS;
 }
 
+/* The hot entry (core/cache.h) serves blocking calls of the regular
+ * collectives (no v-arrays, whose contents may change under the same
+ * pointers). */
+static int hot_kind(const ch4coll_call_t *call, int nb)
+{
+    return !nb && !call->snd.counts && !call->rcv.counts;
+}
+
+/* The arguments the key is made of, raw: equal ones give an equal key on
+ * the same communicator and rank (the ones MPI ignores here too, which can
+ * only make a repeat miss). */
+static void hot_args(const ch4coll_call_t *call, ch4coll_hot_args_t *h)
+{
+    h->coll = call->coll;
+    h->root = call->root;
+    h->inplace = call->inplace;
+    h->scount = call->snd.count;
+    h->rcount = call->rcv.count;
+    h->stype = call->snd.dt;
+    h->rtype = call->rcv.dt;
+    h->op = call->op;
+}
+
+static int hot_repeat(const ch4coll_hot_args_t *h, const ch4coll_call_t *call)
+{
+    return h->coll == call->coll && h->root == call->root &&
+           h->rcount == call->rcv.count && h->rtype == call->rcv.dt &&
+           h->scount == call->snd.count && h->stype == call->snd.dt &&
+           h->op == call->op && h->inplace == call->inplace;
+}
+
+static void make_hot(ch4coll_cache_t *cache, const ch4coll_call_t *call, int nb,
+                     ch4coll_centry_t *e)
+{
+    if (hot_kind(call, nb)) {
+        hot_args(call, &cache->hot_args);
+        cache->hot = e;
+    }
+}
+
 /* The key of call into k, and its entry taken if the cache holds it:
- * CH4COLL_RUN_MISS otherwise. */
+ * CH4COLL_RUN_MISS otherwise.  A repeat of the communicator's last
+ * blocking call needs no key. */
 static int cached(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
                   ch4coll_key_t *k, ch4coll_centry_t **ep)
 {
-    ch4coll_centry_t *e;
+    ch4coll_cache_t *cache = &c->cache;
+    ch4coll_centry_t *e = cache->hot;
 
+    if (e && hot_kind(call, nb) && hot_repeat(&cache->hot_args, call)) {
+        cache->hits++;
+        stat_hits++;
+        return take(e, ep);
+    }
     make_key(c, call, nb, k);
-    e = ch4coll_cache_lookup(&c->cache, k);
+    e = ch4coll_cache_lookup(cache, k);
     if (!e)
         return CH4COLL_RUN_MISS;
     stat_hits++;
+    make_hot(cache, call, nb, e);
     return take(e, ep);
 }
 
@@ -708,7 +759,10 @@ int ch4coll_run_lookup(ch4coll_comm_t *c, const ch4coll_call_t *call, int nb,
     rc = miss(c, call, nb, &k, &e);
     if (rc != CH4COLL_OK)
         return ch4coll_host_error(call->comm, rc);
-    return e ? take(e, ep) : ch4coll_run_native();
+    if (!e)
+        return ch4coll_run_native();
+    make_hot(&c->cache, call, nb, e);
+    return take(e, ep);
 }
 
 int ch4coll_run_native(void)

@@ -146,9 +146,16 @@ typedef struct ch4coll_sched {
     int32_t *indeg;
     int32_t *roots; /* vertices without dependencies */
     int nroots;
-    int ncomm;    /* number of send + recv vertices */
-    int exchange; /* at most one send and one recv, neither after the
-                     other: ch4coll_sched_run_direct may run it */
+    int ncomm; /* number of send + recv vertices */
+    /* an exchange (at most one send and one recv, neither after the
+     * other): the order ch4coll_sched_run_now takes its vertices, worked
+     * out once, with -1 where the message(s) go; NULL for other schedules,
+     * and for an exchange with much local work that does not wait for its
+     * messages (sched.c: CH4COLL_OVERLAP_BYTES), which the ready queue
+     * runs while they are in flight */
+    int32_t *plan;
+    int nplan;
+    int xsend, xrecv; /* the exchange's send and recv vertex, or -1 */
     int committed;
 
     /* run state, allocated at commit */
@@ -253,17 +260,24 @@ int ch4coll_sched_progress(ch4coll_sched_t *s, int *progressed);
  * needs progress meanwhile and the rank has a core of its own. */
 int ch4coll_sched_wait(ch4coll_sched_t *s);
 
-/* A started schedule that is one exchange (at most one send and one
- * receive, neither depending on the other, and local steps), on a
- * transport with blocking operations: run it now, the message(s) as one
- * blocking send, receive or sendrecv, and return 1 (*rc: status); else 0
- * and nothing happened.  Holding the receive's local successors until the
- * send is done changes nothing outside the rank, so this is the same
- * schedule without requests or a test loop: what p = 2 costs (every
- * collective there is one exchange).  The caller uses it only where
- * blocking inside the host MPI is acceptable (a core of its own, nothing
- * else of ch4coll's in flight). */
-int ch4coll_sched_run_direct(ch4coll_sched_t *s, int *rc);
+/* A committed schedule that is one exchange (at most one send and one
+ * receive, neither depending on the other, and local steps, not much of
+ * which could overlap the messages), on a transport with blocking
+ * operations: run it now from start to finish,
+ * bound to sendbuf and recvbuf at tag_base, the message(s) as one blocking
+ * send, receive or sendrecv, and return 1 (*rc: status); else 0 and
+ * nothing happened (start it as usual).  The order of its steps was worked
+ * out at commit (the local steps the messages wait for, the messages, the
+ * rest, each in ready order), so a run neither starts the schedule nor
+ * keeps its ready queue.  Holding the receive's local successors until the
+ * send is done changes nothing outside the rank: this is the same schedule
+ * without requests or a test loop, what p = 2 costs (every collective
+ * there is one exchange).  The caller uses it only where blocking inside
+ * the host MPI is acceptable (a core of its own, nothing else of ch4coll's
+ * in flight). */
+int ch4coll_sched_run_now(ch4coll_sched_t *s, const void *sendbuf,
+                          void *recvbuf, int tag_base,
+                          const ch4coll_transport_t *tp, void *tctx, int *rc);
 
 static inline int ch4coll_sched_done(const ch4coll_sched_t *s)
 {

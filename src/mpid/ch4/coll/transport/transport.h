@@ -47,7 +47,7 @@ struct ch4coll_transport {
 
     /* Optional (NULL: not offered, all three or none): a blocking send,
      * receive and both at once, for schedules that are one exchange
-     * (ch4coll_sched_run_direct). */
+     * (ch4coll_sched_run_now). */
     int (*send)(void *ctx, const void *buf, size_t count, MPI_Datatype dt,
                 int peer, int tag);
     int (*recv)(void *ctx, void *buf, size_t count, MPI_Datatype dt, int peer,
