@@ -747,9 +747,9 @@ int ch4coll_sched_wait(ch4coll_sched_t *s)
  * nothing: at or above this, the messages go as requests and the work
  * runs while they are in flight (the ready-queue loop).  A gather root's
  * copy of its own block then overlaps the receive: at p = 2, 64 KiB, the
- * root's time went from 8.2 to 7.4 us (OSU 7.4's osu_gather -f, whose
- * host MPI posts the receive first too).  Below it the blocking call's
- * saving, about 0.1 us, is worth more than the overlap. */
+ * slower rank's time went from 8.2 to 7.3-7.6 us, the host's 7.4-7.5 (OSU
+ * 7.4's osu_gather -f, its maximum over ranks).  Below it the blocking
+ * call's saving, about 0.1 us, is worth more than the overlap. */
 #define CH4COLL_OVERLAP_BYTES 16384
 
 /* The bytes of the local steps after the exchange (plan) that depend on
