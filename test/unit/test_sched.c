@@ -740,9 +740,9 @@ END_TEST
 /*
  * Which exchanges run_now takes: a receive of n ints with a copy of n
  * ints that does not wait for it (shape 0) runs as one blocking call up
- * to 16 KiB of copying, and from there as requests with the copy in
- * flight (plan NULL); a reduction that waits for the receive (shape 1)
- * overlaps nothing, so it is blocking at any size.
+ * to 16 KiB of copying, the copy first, and from there as requests with
+ * the copy in flight (plan NULL); a reduction that waits for the receive
+ * (shape 1) overlaps nothing, so it is blocking at any size.
  */
 START_TEST(test_sched_overlap_rule)
 {
@@ -762,10 +762,15 @@ START_TEST(test_sched_overlap_rule)
                              ch4coll_ref(CH4COLL_BUF_RECV, 0), (size_t) n, 1,
                              &v);
     ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
-    if (sh == 0 && n * sizeof(int) >= 16384)
+    if (sh == 0 && n * sizeof(int) >= 16384) {
         ck_assert_ptr_null(s.plan);
-    else
+    } else {
         ck_assert_ptr_nonnull(s.plan);
+        ck_assert_int_eq(s.nplan, 2);
+        /* a receive alone waits for the copy; the reduction waits for it */
+        ck_assert_int_eq(s.plan[0], sh == 0 ? 1 : -1);
+        ck_assert_int_eq(s.plan[1], sh == 0 ? -1 : 1);
+    }
     ch4coll_sched_destroy(&s);
 }
 END_TEST
