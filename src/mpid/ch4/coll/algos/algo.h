@@ -287,6 +287,8 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_allgatherv_recursive_doubling(ch4coll_sched_t *,
                                           const ch4coll_args_t *,
                                           const int64_t *);
+int ch4coll_allgatherv_bruck(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
 int ch4coll_alltoall_bruck(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_alltoall_scattered(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -382,6 +384,8 @@ double ch4coll_cost_allgather_recursive_doubling(const ch4coll_args_t *,
                                                  const ch4coll_model_t *);
 double ch4coll_cost_allgather_bruck(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_bruck(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
 double ch4coll_cost_allgather_bidir_ring(const ch4coll_args_t *,

@@ -38,6 +38,24 @@
  *   rotate it into the receive buffer.
  *   T = ceil(lg p) alpha + (p-1)/p N beta + 2 copies (free on the model:
  *   exact).  Scratch p m.
+ * bruck (allgatherv)
+ *   The same steps over irregular blocks, for which NEC 4.2 uses it too:
+ *   T holds the blocks of rank, rank + 1, .. packed in that order, so the
+ *   c blocks a step moves are one message of their summed sizes, the
+ *   sender's T[0, c) landing in the receiver's T[d, d + c).  A step whose
+ *   blocks are all empty sends nothing (both sides see the same sum).  A
+ *   rank's sends go in step order (each also waits for the one before:
+ *   when a step receives nothing, the next step's send is ready at once,
+ *   and on the model's first-come ports it would overtake the earlier one
+ *   and hold up its receiver: 1.8 times the formula at p = 96 with the
+ *   harness's irregular counts).  At the end every block is copied to its
+ *   displacement, runs of blocks whose displacements follow each other in
+ *   one copy (two copies for the usual packed displs).  A large block travels
+ * once per step, not once per rank as on a ring: with one block of B bytes and
+ * the rest tiny, ceil(lg p) (alpha + B beta) against the ring's (p-1) (alpha +
+ * B beta). The cost function runs the steps self-timed: rank r finishes step d
+ *   at max(its step before, r + d's step before) + alpha + (the c blocks
+ *   from r + d) beta, O(p lg p).  Scratch N bytes.
  *
  * Restrictions: none; any p, any count, blocks of size 0 (allgatherv) are
  * skipped on both sides, MPI_IN_PLACE (own block already in the receive
@@ -52,8 +70,18 @@
  * Bruck on p = 6 at rank 2: d = 1 gets block 3 from 3; d = 2 gets 4, 5
  *   from 4; d = 4 gets c = 2 blocks 0, 1 from 0 (which holds 0,1,2,3);
  *   T = [2 3 4 5 0 1] is rotated by 2 into place.
+ * Bruck allgatherv on p = 6, counts {0, 9, 1, 1, 0, 2} at rank 2: T packs
+ *   blocks 2 3 4 5 0 1 at offsets 0 1 2 2 4 4 (13 bytes).  d = 1: send
+ *   T[0, 1) (block 2, 1 byte) to 1, receive block 3 (1 byte) from 3 into
+ *   offset 1.  d = 2: send blocks 2, 3 (2 bytes) to 0, receive blocks 4, 5
+ *   (0 + 2 bytes) from 4 into offset 2.  d = 4, c = 2: send blocks 2, 3 to
+ *   4, receive blocks 0, 1 (0 + 9 bytes) from 0 into offset 4.  The 9-byte
+ *   block 1 crossed 3 messages; on a ring it crosses 5.
  */
 #include "algo.h"
+
+#include <math.h>
+#include <string.h>
 
 #include "../topo/index.h"
 #include "../topo/topo.h"
@@ -261,6 +289,93 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return CH4COLL_OK;
 }
 
+/* Offsets of the blocks packed in the order rank, rank + 1, ..: pre[j] is
+ * where the block of rank + j starts, pre[p] the total. */
+static size_t *rotated_offsets(const ch4coll_args_t *a)
+{
+    int p = a->size, j;
+    size_t *pre = ch4coll_malloc(((size_t) p + 1) * sizeof *pre);
+
+    if (!pre)
+        return NULL;
+    pre[0] = 0;
+    for (j = 0; j < p; j++)
+        pre[j + 1] = pre[j] + a->counts[ch4coll_bruck_slot_rank(a->rank, j, p)];
+    return pre;
+}
+
+/* Copy T's blocks to their displacements after vertex done, a run of
+ * blocks whose displacements follow each other as one copy; the own block
+ * comes from own_src (nothing to do in place). */
+static void bruck_unpack(ch4coll_sched_t *s, const ch4coll_args_t *a, int t,
+                         const size_t *pre, int done)
+{
+    int p = a->size, j = 1, d[1];
+
+    if (!a->inplace && a->counts[a->rank] > 0)
+        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, a->displs[a->rank]),
+                           a->counts[a->rank], 0, NULL);
+    while (j < p) {
+        int first = ch4coll_bruck_slot_rank(a->rank, j, p), k = j + 1;
+        size_t end = a->displs[first] + a->counts[first];
+        for (; k < p; k++) {
+            int r = ch4coll_bruck_slot_rank(a->rank, k, p);
+            if (a->counts[r] > 0 && a->displs[r] != end)
+                break;
+            end += a->counts[r];
+        }
+        if (pre[k] > pre[j])
+            ch4coll_sched_copy(s, ch4coll_ref(t, pre[j]),
+                               ch4coll_ref(CH4COLL_BUF_RECV, a->displs[first]),
+                               pre[k] - pre[j], ch4coll_dep1(done, d), d);
+        j = k;
+    }
+}
+
+int ch4coll_allgatherv_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                             const int64_t *params)
+{
+    int p = a->size, rank = a->rank, t, have = -1, sent = -1, dist;
+    size_t *pre, c = a->counts[rank];
+    ch4coll_ref_t own_src = a->inplace
+                                ? ch4coll_ref(CH4COLL_BUF_RECV, a->displs[rank])
+                                : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+
+    (void) params;
+    pre = rotated_offsets(a);
+    if (!pre)
+        return CH4COLL_ERR_NOMEM;
+    if (pre[p] == 0) { /* every block empty */
+        ch4coll_free(pre);
+        return CH4COLL_OK;
+    }
+    /* 1. own block to T[0] */
+    t = ch4coll_sched_scratch(s, pre[p]);
+    if (c > 0)
+        have = ch4coll_sched_copy(s, own_src, ch4coll_ref(t, 0), c, 0, NULL);
+    /* 2. ceil(lg p) concatenation steps over the packed blocks */
+    for (dist = 1; dist < p; dist *= 2) {
+        int n = ch4coll_bruck_ag_count(dist, p), rv = -1, dd[2], nd = 0;
+        size_t out = pre[n], in = pre[dist + n] - pre[dist];
+        if (have >= 0)
+            dd[nd++] = have;
+        if (sent >= 0) /* in step order, also when a step received nothing */
+            dd[nd++] = sent;
+        if (out > 0)
+            sent = ch4coll_sched_send(s, ch4coll_ref(t, 0), out,
+                                      (rank - dist + p) % p, 0, nd, dd);
+        if (in > 0)
+            rv = ch4coll_sched_recv(s, ch4coll_ref(t, pre[dist]), in,
+                                    (rank + dist) % p, 0, 0, NULL);
+        have = join(s, have, rv);
+    }
+    /* 3. every block to its displacement */
+    bruck_unpack(s, a, t, pre, have);
+    ch4coll_free(pre);
+    return CH4COLL_OK;
+}
+
 /* ------------------------------------------------------------------- cost */
 
 /* Bytes of the blocks of old ranks [lo, hi); counts NULL: regular. */
@@ -333,4 +448,49 @@ double ch4coll_cost_allgather_bruck(const ch4coll_args_t *a,
         t += ch4coll_model_block(m, (double) ch4coll_bruck_ag_count(d, p) *
                                         (double) a->count);
     return t;
+}
+
+/* Self-timed steps: the message of step d from r + d to r starts when
+ * r's receives before it, r + d's receives before it (the blocks it
+ * forwards) and r + d's send before it are done. */
+double ch4coll_cost_allgatherv_bruck(const ch4coll_args_t *a,
+                                     const int64_t *params,
+                                     const ch4coll_model_t *m)
+{
+    int p = a->size, r, d, n;
+    double *t, *u, *sent, *pre, worst = 0;
+
+    (void) params;
+    if (p == 1)
+        return 0.0;
+    t = ch4coll_malloc(4 * ((size_t) p + 1) * sizeof *t);
+    if (!t)
+        return HUGE_VAL;
+    u = t + p + 1;      /* receives done after this step */
+    sent = u + p + 1;   /* last send done */
+    pre = sent + p + 1; /* prefix sums of the counts */
+    pre[0] = 0;
+    for (r = 0; r < p; r++) {
+        t[r] = sent[r] = 0;
+        pre[r + 1] = pre[r] + (double) a->counts[r];
+    }
+    for (d = 1; d < p; d *= 2) {
+        n = ch4coll_bruck_ag_count(d, p);
+        for (r = 0; r < p; r++) {
+            int from = (r + d) % p, to = from + n;
+            double bytes = to <= p ? pre[to] - pre[from]
+                                   : pre[p] - pre[from] + pre[to - p];
+            double start = t[r] > t[from] ? t[r] : t[from];
+            start = sent[from] > start ? sent[from] : start;
+            u[r] = bytes > 0 ? start + ch4coll_model_block(m, bytes) : t[r];
+        }
+        for (r = 0; r < p; r++)
+            if (u[r] > t[r]) /* r + d sent to r in this step */
+                sent[(r + d) % p] = u[r];
+        memcpy(t, u, (size_t) p * sizeof *t);
+    }
+    for (r = 0; r < p; r++)
+        worst = t[r] > worst ? t[r] : worst;
+    ch4coll_free(t);
+    return worst;
 }

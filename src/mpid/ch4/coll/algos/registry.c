@@ -430,6 +430,13 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc =
          "recursive doubling on packed blocks; non-power-of-two pre/post step",
      .cost = ch4coll_cost_allgatherv_recursive_doubling},
+    {.name = "bruck",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_bruck,
+     .desc = "Bruck concatenation on packed blocks, ceil(lg p) steps: a "
+             "large block crosses ceil(lg p) messages, not p-1; irregular "
+             "counts, empty steps skipped",
+     .cost = ch4coll_cost_allgatherv_bruck},
     {.name = "pipelined_ring",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_pipelined_ring,
