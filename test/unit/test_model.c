@@ -56,7 +56,13 @@
  * the left-going stream's messages, placed after the right-going ones,
  * take receive ports the next right-going message then waits for (p = 3:
  * step 0 ends after 6 message times, not 2; 1.82 times the formula at
- * p = 96..128 for allgather, 1.21 for the harness's allgatherv).
+ * p = 96..128 for allgather, 1.21 for the harness's allgatherv).  The
+ * bidir_ring reductions inherit it, with a fold between a receive and
+ * the next send: allreduce 1.92-2.05 times the formula at p = 96..128,
+ * reduce_scatter_block 1.64-1.82, reduce_scatter 1.30-1.51 (the
+ * harness's irregular blocks); on SimGrid's torus and SMP hosts, where
+ * the two directions do not share a port, it is what wins (doc/
+ * performance.md).
  * allgatherv linear: the formula is 3 times the busiest port, the replay
  * of all-posted exchanges with regular blocks; the harness's irregular
  * blocks interleave better (0.89 of it at p = 96..128).  bcast smp: its
@@ -73,6 +79,9 @@ static const struct {
              {CH4COLL_ALLREDUCE, "circulant", 0.50},
              {CH4COLL_ALLGATHER, "bidir_ring", 0.50},
              {CH4COLL_ALLGATHERV, "bidir_ring", 0.50},
+             {CH4COLL_ALLREDUCE, "bidir_ring", 0.55},
+             {CH4COLL_REDUCE_SCATTER, "bidir_ring", 0.50},
+             {CH4COLL_REDUCE_SCATTER_BLOCK, "bidir_ring", 0.50},
              {CH4COLL_ALLGATHERV, "linear", 0.15}};
 
 static double tolerance_of(const ch4coll_algo_t *al)

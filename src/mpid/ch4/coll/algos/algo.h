@@ -204,6 +204,7 @@ int ch4coll_ntags_multi_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bidir_ring_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *,
                                                const int64_t *);
 int ch4coll_ntags_bcast_scatter_rd_allgather(const ch4coll_args_t *,
@@ -304,6 +305,13 @@ int ch4coll_gather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_scatter_linear(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 
+int ch4coll_allreduce_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                 const int64_t *);
+int ch4coll_reduce_scatter_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
+                                      const int64_t *);
+int ch4coll_reduce_scatter_block_bidir_ring(ch4coll_sched_t *,
+                                            const ch4coll_args_t *,
+                                            const int64_t *);
 int ch4coll_allreduce_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_reduce_ring(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -372,6 +380,15 @@ double ch4coll_cost_allreduce_recursive_doubling(const ch4coll_args_t *,
                                                  const ch4coll_model_t *);
 double ch4coll_cost_allreduce_butterfly(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
+double ch4coll_cost_allreduce_bidir_ring(const ch4coll_args_t *,
+                                         const int64_t *,
+                                         const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_bidir_ring(const ch4coll_args_t *,
+                                              const int64_t *,
+                                              const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_bidir_ring(const ch4coll_args_t *,
+                                                    const int64_t *,
+                                                    const ch4coll_model_t *);
 double ch4coll_cost_allreduce_ring(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 double ch4coll_cost_allreduce_reduce_bcast(const ch4coll_args_t *,

@@ -1,6 +1,6 @@
 /*
  * ring_reduce.c - ring reductions: allreduce, reduce, reduce_scatter and
- * reduce_scatter_block, for commutative ops.
+ * reduce_scatter_block, for commutative ops, one way round or both.
  *
  * Source: Rabenseifner & Adamidis section 3.7 ("Ring"): a reduce_scatter in
  * p - 1 ring steps, completed for allreduce by a ring allgather and for
@@ -50,6 +50,28 @@
  * segment pipelined in pieces of at most chunk bytes (at least one element,
  * at most 2^20 pieces a segment).
  *
+ * bidir_ring (allreduce, reduce_scatter, reduce_scatter_block; issue 24,
+ * after ring.c's bidir_ring allgather): two of these rings at once, one
+ * each way.  Segment j of c_j elements splits at h_j = floor(c_j / 2); the
+ * ring above reduces the lower parts [0, h_j) (tags 0..T-1), a mirrored
+ * ring the upper parts [h_j, c_j): position x sends to x - 1 and at step
+ * k forwards the partial of position x + k + 1 (tags T..2T-1, T the one
+ * ring's tag count).  Each step a rank sends one message to each
+ * neighbour and receives one from each.  Where the two directions do not
+ * share a port (a torus, the ranks of one SimGrid host) each carries half
+ * the data: allreduce 2 (p-1)(alpha + n/(2p) beta) + (p-1)/p n gamma.  On
+ * the single-ported model both messages of a step share the port: the
+ * formulas above with every step's port time doubled at half the bytes,
+ * one more alpha a step than the ring.  The rings share only the readers
+ * of the input (an in-place reduce_scatter copies each ring's result into
+ * place after both rings have read it).  p <= 2 runs one ring.  Worked
+ * example, allreduce p = 3, n = 7 (segments 3, 2, 2; lower parts 1, 1, 1
+ * element, upper parts 2, 1, 1) at rank 1: the right-going ring moves the
+ * lower parts as in the example below; the left-going one sends the upper
+ * part of segment 2 to rank 0 and receives rank 2's upper part of segment
+ * 0, folding; then forwards that partial to rank 0 and receives the
+ * partial of segment 1's upper element from rank 2: complete.
+ *
  * Worked example, allreduce p = 3, n = 7 (segments of 3, 2, 2 elements) at
  * rank 1: step 0 sends its input of segment 0 to rank 2 and receives rank
  * 0's input of segment 2, folding (d0 + d1); step 1 forwards that and gets
@@ -79,12 +101,19 @@ enum {
                      * which overlaps the place, has been read */
 };
 
+/* What a ring moves of every segment: all of it, or the lower or upper
+ * half (bidir_ring: one ring each way). */
+enum { HALF_NONE, HALF_LOWER, HALF_UPPER };
+
 typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     int p, rank;
     int *order;     /* ring position -> rank; NULL: rank order */
     int x;          /* my position */
+    int dir;        /* +1: send to position x + 1; -1: to x - 1 */
+    int half;       /* HALF_*: the part of every segment this ring moves */
+    int tag0;       /* added to every tag (the second direction's) */
     int blocks;     /* segments are the call's blocks, else a balanced cut */
     size_t ce;      /* piece length in elements */
     int in_buf;     /* my input vector: send or receive buffer */
@@ -93,8 +122,9 @@ typedef struct {
     size_t fin_off; /* element offset of my result in the receive buffer */
     int slot[2];    /* scratch slots, allocated on first use */
     size_t slot_len;
-    int track;         /* record the readers of my input (FIN_COPY) */
-    ch4coll_hz_t inrd; /* ... here */
+    int track;          /* record the readers of my input (FIN_COPY) */
+    ch4coll_hz_t *inrd; /* ... here (shared by both directions) */
+    ch4coll_hz_t inrd_own;
     /* per piece: the folds of the last step built and of the next one,
      * and the last vertex reading each slot's piece */
     int *fold, *nfold, *slot_rd[2];
@@ -115,17 +145,24 @@ static int at_pos(const ring_t *g, int x)
     return g->order ? g->order[x] : x;
 }
 
-static int right_of(const ring_t *g)
+/* The rank I send to and the one I receive from. */
+static int next_of(const ring_t *g)
 {
-    return at_pos(g, g->x + 1);
+    return at_pos(g, g->x + g->dir);
 }
 
-static int left_of(const ring_t *g)
+static int prev_of(const ring_t *g)
 {
-    return at_pos(g, g->x - 1);
+    return at_pos(g, g->x - g->dir);
 }
 
-static size_t seg_len(const ring_t *g, int j)
+/* The owner of the segment k positions upstream of mine. */
+static int upstream(const ring_t *g, int k)
+{
+    return at_pos(g, g->x - g->dir * k);
+}
+
+static size_t whole_len(const ring_t *g, int j)
 {
     const ch4coll_args_t *a = g->a;
 
@@ -134,14 +171,39 @@ static size_t seg_len(const ring_t *g, int j)
     return ch4coll_seg_len(a->count, (size_t) g->p, (size_t) j);
 }
 
-/* Element offset of segment j in the input vector. */
+/* Where the upper half of a segment of len elements starts. */
+static size_t half_cut(size_t len)
+{
+    return len / 2;
+}
+
+/* Length of the part of segment j this ring moves. */
+static size_t seg_len(const ring_t *g, int j)
+{
+    size_t len = whole_len(g, j);
+
+    if (g->half == HALF_LOWER)
+        return half_cut(len);
+    return g->half == HALF_UPPER ? len - half_cut(len) : len;
+}
+
+/* Element offset of that part in the input vector. */
 static size_t seg_off(const ring_t *g, int j)
 {
     const ch4coll_args_t *a = g->a;
+    size_t off;
 
     if (g->blocks)
-        return a->displs ? a->displs[j] : (size_t) j * a->count;
-    return ch4coll_seg_off(a->count, (size_t) g->p, (size_t) j);
+        off = a->displs ? a->displs[j] : (size_t) j * a->count;
+    else
+        off = ch4coll_seg_off(a->count, (size_t) g->p, (size_t) j);
+    return g->half == HALF_UPPER ? off + half_cut(whole_len(g, j)) : off;
+}
+
+/* Offset of that part within its segment. */
+static size_t part_off(const ring_t *g, int j)
+{
+    return g->half == HALF_UPPER ? half_cut(whole_len(g, j)) : 0;
 }
 
 static int npieces(const ring_t *g, size_t len)
@@ -175,7 +237,7 @@ static int slot_buf(ring_t *g, int k)
 static void track_read(ring_t *g, int v)
 {
     if (g->track)
-        ch4coll_hz_read_by(g->s, &g->inrd, v);
+        ch4coll_hz_read_by(g->s, g->inrd, v);
 }
 
 /* The step just built becomes the previous one; the next starts empty. */
@@ -202,7 +264,7 @@ static ch4coll_ref_t partial_at(ring_t *g, int k, int seg, size_t poff)
 /* Reduce-scatter step k: the sends of segment x-k-1. */
 static void rs_sends(ring_t *g, int k)
 {
-    int seg = at_pos(g, g->x - k - 1), c, prev = -1, d[2];
+    int seg = upstream(g, k + 1), c, prev = -1, d[2];
     size_t len = seg_len(g, seg), poff, plen;
 
     for (c = 0; c < npieces(g, len); c++) {
@@ -212,7 +274,8 @@ static void rs_sends(ring_t *g, int k)
         d[1] = k > 0 ? g->fold[c] : -1;
         src = k == 0 ? at(g, g->in_buf, seg_off(g, seg) + poff)
                      : partial_at(g, k - 1, seg, poff);
-        prev = ch4coll_sched_send(g->s, src, plen, right_of(g), k, 2, d);
+        prev =
+            ch4coll_sched_send(g->s, src, plen, next_of(g), g->tag0 + k, 2, d);
         if (k == 0)
             track_read(g, prev);
         else if (src.buf >= CH4COLL_BUF_FIRST_SCRATCH)
@@ -224,7 +287,7 @@ static void rs_sends(ring_t *g, int k)
 /* Reduce-scatter step k: receive and fold segment x-k-2. */
 static void rs_recvs(ring_t *g, int k)
 {
-    int seg = at_pos(g, g->x - k - 2), c, prev = -1, got, d[2];
+    int seg = upstream(g, k + 2), c, prev = -1, got, d[2];
     int onto = k == g->p - 2 && g->fin == FIN_ONTO_INPUT;
     size_t len = seg_len(g, seg), poff, plen;
 
@@ -236,7 +299,8 @@ static void rs_recvs(ring_t *g, int k)
         d[0] = prev;
         /* a slot piece is free once the send of its last contents is */
         d[1] = dst.buf >= CH4COLL_BUF_FIRST_SCRATCH ? g->slot_rd[k % 2][c] : -1;
-        got = ch4coll_sched_recv(g->s, dst, plen, left_of(g), k, 2, d);
+        got =
+            ch4coll_sched_recv(g->s, dst, plen, prev_of(g), g->tag0 + k, 2, d);
         prev = got;
         if (onto) { /* mine = partial op mine, in place */
             g->nfold[c] = ch4coll_sched_reduce(g->s, dst, mine, plen, 1, &got);
@@ -247,21 +311,23 @@ static void rs_recvs(ring_t *g, int k)
     }
 }
 
-static void reduce_scatter_phase(ring_t *g)
+/* The reduce-scatter of n rings (1, or 2 for bidir_ring), step by step. */
+static void reduce_scatter_phase(ring_t *g, int n)
 {
-    int k;
+    int k, i;
 
-    for (k = 0; k < g->p - 1; k++) {
-        rs_sends(g, k);
-        rs_recvs(g, k);
-        next_step(&g->fold, &g->nfold, g->np);
-    }
+    for (k = 0; k < g->p - 1; k++)
+        for (i = 0; i < n; i++) {
+            rs_sends(&g[i], k);
+            rs_recvs(&g[i], k);
+            next_step(&g[i].fold, &g[i].nfold, g[i].np);
+        }
 }
 
 /* FIN_COPY: my block from its slot into place once the input is read. */
 static void finish_copy(ring_t *g)
 {
-    int d[1 + CH4COLL_HZ_READERS], nd = ch4coll_hz_wdeps(&g->inrd, d);
+    int d[1 + CH4COLL_HZ_READERS], nd = ch4coll_hz_wdeps(g->inrd, d);
     size_t len = seg_len(g, g->rank);
 
     if (len > 0)
@@ -269,38 +335,46 @@ static void finish_copy(ring_t *g)
                            at(g, CH4COLL_BUF_RECV, g->fin_off), len, nd, d);
 }
 
-/* allreduce: ring allgather of the complete segments. */
-static void allgather_phase(ring_t *g)
+/* allreduce, allgather step k: send segment x-k, receive x-k-1. */
+static void allgather_step(ring_t *g, int k)
 {
-    int p = g->p, k, c, prev, d[2];
+    int p = g->p, c, prev, d[2];
+    int sseg = upstream(g, k), rseg = upstream(g, k + 1);
     size_t len, poff, plen;
 
-    for (k = 0; k < p - 1; k++) {
-        int sseg = at_pos(g, g->x - k), rseg = at_pos(g, g->x - k - 1);
-        len = seg_len(g, sseg);
-        prev = -1;
-        for (c = 0; c < npieces(g, len); c++) {
-            poff = piece(g, len, c, &plen);
-            d[0] = prev;
-            d[1] = g->fold[c]; /* final fold, then the previous receive */
-            prev = ch4coll_sched_send(
-                g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, sseg) + poff), plen,
-                right_of(g), p - 1 + k, 2, d);
-        }
-        len = seg_len(g, rseg);
-        prev = -1;
-        for (c = 0; c < npieces(g, len); c++) {
-            poff = piece(g, len, c, &plen);
-            d[0] = prev;
-            /* the reduce-scatter sent (read) this segment at step k */
-            d[1] = g->last_sent[k];
-            prev = ch4coll_sched_recv(
-                g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, rseg) + poff), plen,
-                left_of(g), p - 1 + k, 2, d);
-            g->nfold[c] = prev;
-        }
-        next_step(&g->fold, &g->nfold, g->np);
+    len = seg_len(g, sseg);
+    prev = -1;
+    for (c = 0; c < npieces(g, len); c++) {
+        poff = piece(g, len, c, &plen);
+        d[0] = prev;
+        d[1] = g->fold[c]; /* final fold, then the previous receive */
+        prev = ch4coll_sched_send(
+            g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, sseg) + poff), plen,
+            next_of(g), g->tag0 + p - 1 + k, 2, d);
     }
+    len = seg_len(g, rseg);
+    prev = -1;
+    for (c = 0; c < npieces(g, len); c++) {
+        poff = piece(g, len, c, &plen);
+        d[0] = prev;
+        /* the reduce-scatter sent (read) this segment at step k */
+        d[1] = g->last_sent[k];
+        prev = ch4coll_sched_recv(
+            g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, rseg) + poff), plen,
+            prev_of(g), g->tag0 + p - 1 + k, 2, d);
+        g->nfold[c] = prev;
+    }
+    next_step(&g->fold, &g->nfold, g->np);
+}
+
+/* allreduce: ring allgather of the complete segments, n rings. */
+static void allgather_phase(ring_t *g, int n)
+{
+    int k, i;
+
+    for (k = 0; k < g->p - 1; k++)
+        for (i = 0; i < n; i++)
+            allgather_step(&g[i], k);
 }
 
 /* reduce: every segment straight to the root. */
@@ -316,7 +390,7 @@ static void gather_phase(ring_t *g)
             d[0] = prev;
             d[1] = g->fold[c];
             prev = ch4coll_sched_send(g->s, at(g, slot_buf(g, p - 2), poff),
-                                      plen, root, p - 1, 2, d);
+                                      plen, root, g->tag0 + p - 1, 2, d);
         }
         return;
     }
@@ -330,10 +404,10 @@ static void gather_phase(ring_t *g)
             poff = piece(g, len, c, &plen);
             d[0] = prev;
             /* the root's own partial of segment j was sent at this step */
-            d[1] = g->last_sent[mod(g->x - 1 - y, p)];
+            d[1] = g->last_sent[mod(g->dir * (g->x - y) - 1, p)];
             prev = ch4coll_sched_recv(
                 g->s, at(g, CH4COLL_BUF_RECV, seg_off(g, j) + poff), plen, j,
-                p - 1, 2, d);
+                g->tag0 + p - 1, 2, d);
         }
     }
 }
@@ -387,7 +461,7 @@ static void ring_order(ring_t *g, int *order)
 
 /* Set up the state: allocations of the builder, roles of the buffers. */
 static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                     const int64_t *params, int blocks)
+                     const int64_t *params, int blocks, int half)
 {
     int p = a->size, j, np = 1;
     size_t maxlen = 0, nord = order_ints(a);
@@ -396,6 +470,9 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
     g->a = a;
     g->p = p;
     g->rank = a->rank;
+    g->dir = half == HALF_UPPER ? -1 : 1;
+    g->half = half;
+    g->tag0 = half == HALF_UPPER ? ch4coll_ntags_ring_reduce(a, params) : 0;
     g->blocks = blocks;
     g->ce = piece_elems(a, params);
     g->in_buf = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
@@ -404,7 +481,8 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
     g->fin_off = 0;
     g->slot[0] = g->slot[1] = -1;
     g->track = 0;
-    g->inrd = ch4coll_hz_user(CH4COLL_BUF_RECV);
+    g->inrd_own = ch4coll_hz_user(CH4COLL_BUF_RECV);
+    g->inrd = &g->inrd_own;
     for (j = 0; j < p; j++)
         if (seg_len(g, j) > maxlen)
             maxlen = seg_len(g, j);
@@ -436,14 +514,16 @@ static void ring_fini(ring_t *g)
 }
 
 /* Step k of the reduce-scatter on tag k; allreduce's allgather steps on
- * p - 1 + k, reduce's gather on p - 1.  Pieces of one step go to the same
+ * p - 1 + k, reduce's gather on p - 1 (bidir_ring: the left-going ring's
+ * tags follow the right-going ring's).  Pieces of one step go to the same
  * neighbour with the same tag, so both their sends and their receives are
  * chained (each waits for the previous piece): they are issued in piece
  * order on both sides.  Rendezvous cannot deadlock: a reduce-scatter
  * receive waits only for earlier pieces and for the send that emptied its
  * slot piece, both of smaller (step, piece); a receive of the allgather or
  * gather waits for the reduce-scatter send of the same segment, whose
- * matching receive waits for nothing of the second phase. */
+ * matching receive waits for nothing of the second phase.  The two rings
+ * of bidir_ring share nothing but the input's readers. */
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *a, const int64_t *params)
 {
     int p = a->size;
@@ -456,98 +536,132 @@ int ch4coll_ntags_ring_reduce(const ch4coll_args_t *a, const int64_t *params)
     return a->coll == CH4COLL_REDUCE ? p : p - 1;
 }
 
+int ch4coll_ntags_bidir_ring_reduce(const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    return 2 * ch4coll_ntags_ring_reduce(a, params);
+}
+
+/* Where each ring's result goes, and how it is formed. */
+static void set_finish(ring_t *g)
+{
+    const ch4coll_args_t *a = g->a;
+    int is_root = a->rank == a->root;
+
+    if (a->coll == CH4COLL_ALLREDUCE) {
+        g->fin_off = seg_off(g, a->rank);
+        g->direct = !a->inplace;
+        g->fin = a->inplace ? FIN_ONTO_INPUT : FIN_DIRECT;
+    } else if (a->coll == CH4COLL_REDUCE) {
+        g->fin_off = seg_off(g, a->rank);
+        if (!is_root)
+            g->fin = FIN_SLOT;
+        else if (a->inplace)
+            g->fin = FIN_ONTO_INPUT;
+        else
+            g->direct = 1;
+    } else { /* the result goes to the start of the receive buffer */
+        g->fin_off = part_off(g, a->rank);
+        if (a->inplace)
+            g->fin =
+                seg_off(g, a->rank) == g->fin_off ? FIN_ONTO_INPUT : FIN_COPY;
+        g->track = g->fin == FIN_COPY;
+    }
+}
+
+/*
+ * Build the ring reduction of a->coll: one ring (rank order or node order),
+ * or with bidir two, the lower half of every segment going one way and the
+ * upper half the other.  p <= 2 takes one ring: both neighbours are the
+ * same rank.  blocks: the segments are the call's blocks.
+ */
+static int ring_reduction(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                          const int64_t *params, int blocks, int bidir)
+{
+    ring_t g[2];
+    int n = bidir && a->size > 2 ? 2 : 1, i, rc = CH4COLL_OK;
+    size_t most = 0;
+
+    ch4coll_sched_set_ntags(s, bidir
+                                   ? ch4coll_ntags_bidir_ring_reduce(a, params)
+                                   : ch4coll_ntags_ring_reduce(a, params));
+    if (!blocks && a->count == 0)
+        return CH4COLL_OK;
+    for (i = 0; i < n && rc == CH4COLL_OK; i++) {
+        rc = ring_init(&g[i], s, a, params, blocks,
+                       n == 1 ? HALF_NONE : (i == 0 ? HALF_LOWER : HALF_UPPER));
+        if (rc != CH4COLL_OK)
+            break;
+        g[i].inrd = g[0].inrd;
+        set_finish(&g[i]);
+        most = g[i].slot_len > most ? g[i].slot_len : most;
+    }
+    if (rc != CH4COLL_OK) {
+        if (i > 0)
+            ring_fini(&g[0]);
+        return rc;
+    }
+    if (a->size == 1) {
+        single(&g[0]);
+    } else if (most > 0) {
+        reduce_scatter_phase(g, n);
+        if (a->coll == CH4COLL_ALLREDUCE)
+            allgather_phase(g, n);
+        for (i = 0; i < n; i++) {
+            if (a->coll == CH4COLL_REDUCE)
+                gather_phase(&g[i]);
+            if (g[i].fin == FIN_COPY) /* after both rings' reads */
+                finish_copy(&g[i]);
+        }
+    }
+    for (i = 0; i < n; i++)
+        ring_fini(&g[i]);
+    return CH4COLL_OK;
+}
+
 int ch4coll_allreduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
-    ring_t g;
-    int rc;
+    return ring_reduction(s, a, params, 0, 0);
+}
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
-    if (a->count == 0)
-        return CH4COLL_OK;
-    rc = ring_init(&g, s, a, params, 0);
-    if (rc != CH4COLL_OK)
-        return rc;
-    g.fin_off = seg_off(&g, a->rank);
-    g.direct = !a->inplace;
-    g.fin = a->inplace ? FIN_ONTO_INPUT : FIN_DIRECT;
-    if (a->size == 1) {
-        g.fin_off = 0;
-        single(&g);
-    } else {
-        reduce_scatter_phase(&g);
-        allgather_phase(&g);
-    }
-    ring_fini(&g);
-    return CH4COLL_OK;
+int ch4coll_allreduce_bidir_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                 const int64_t *params)
+{
+    return ring_reduction(s, a, params, 0, 1);
 }
 
 int ch4coll_reduce_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                         const int64_t *params)
 {
-    ring_t g;
-    int rc, is_root = a->rank == a->root;
-
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
-    if (a->count == 0)
-        return CH4COLL_OK;
-    rc = ring_init(&g, s, a, params, 0);
-    if (rc != CH4COLL_OK)
-        return rc;
-    g.fin_off = seg_off(&g, a->rank);
-    if (!is_root)
-        g.fin = FIN_SLOT;
-    else if (a->inplace)
-        g.fin = FIN_ONTO_INPUT;
-    else
-        g.direct = 1;
-    if (a->size == 1) {
-        g.fin_off = 0;
-        single(&g);
-    } else {
-        reduce_scatter_phase(&g);
-        gather_phase(&g);
-    }
-    ring_fini(&g);
-    return CH4COLL_OK;
-}
-
-/* Shared body of reduce_scatter and reduce_scatter_block. */
-static int reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                               const int64_t *params)
-{
-    ring_t g;
-    int rc;
-
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_ring_reduce(a, params));
-    rc = ring_init(&g, s, a, params, 1);
-    if (rc != CH4COLL_OK)
-        return rc;
-    if (a->inplace) /* the result goes to the start of the input */
-        g.fin = seg_off(&g, a->rank) == 0 ? FIN_ONTO_INPUT : FIN_COPY;
-    g.track = g.fin == FIN_COPY;
-    if (a->size == 1) {
-        single(&g);
-    } else if (g.slot_len > 0) {
-        reduce_scatter_phase(&g);
-        if (g.fin == FIN_COPY)
-            finish_copy(&g);
-    }
-    ring_fini(&g);
-    return CH4COLL_OK;
+    return ring_reduction(s, a, params, 0, 0);
 }
 
 int ch4coll_reduce_scatter_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params)
 {
-    return reduce_scatter_ring(s, a, params);
+    return ring_reduction(s, a, params, 1, 0);
 }
 
 int ch4coll_reduce_scatter_block_ring(ch4coll_sched_t *s,
                                       const ch4coll_args_t *a,
                                       const int64_t *params)
 {
-    return reduce_scatter_ring(s, a, params);
+    return ring_reduction(s, a, params, 1, 0);
+}
+
+int ch4coll_reduce_scatter_bidir_ring(ch4coll_sched_t *s,
+                                      const ch4coll_args_t *a,
+                                      const int64_t *params)
+{
+    return ring_reduction(s, a, params, 1, 1);
+}
+
+int ch4coll_reduce_scatter_block_bidir_ring(ch4coll_sched_t *s,
+                                            const ch4coll_args_t *a,
+                                            const int64_t *params)
+{
+    return ring_reduction(s, a, params, 1, 1);
 }
 
 /* ------------------------------------------------------------------- cost */
@@ -567,17 +681,19 @@ static void pieces_of(const ch4coll_args_t *a, const int64_t *params, double b,
 
 /*
  * p - 1 reduce-scatter steps over segments of s bytes in q pieces of c
- * bytes.  A piece is received, folded and forwarded; within a step the
- * link carries q alpha + s beta and the CPU folds s gamma, and a piece of
- * step k needs the same piece of step k-1 folded by the left neighbour
- * (alpha + c beta + c gamma later).  So a step lasts
- *     D = max(q alpha + s beta, s gamma, alpha + c (beta + gamma))
+ * bytes, on w rings at once (bidir_ring: w = 2, each with its half of the
+ * segment, s the half).  A piece is received, folded and forwarded; within
+ * a step the rank's port carries w (q alpha + s beta) and the CPU folds
+ * w s gamma, and a piece of step k needs the same piece of step k-1 folded
+ * by the upstream neighbour (alpha + c beta + c gamma later).  So a step
+ * lasts
+ *     D = max(w (q alpha + s beta), w s gamma, alpha + c (beta + gamma))
  * and the first step, which has nothing to overlap with, one piece's
- * latency plus the rest of the segment at the slower of link and CPU.
- * One piece (chunk 0): (p - 1)(alpha + s beta + s gamma).
+ * latency plus the rest of the step at the slower of port and CPU.
+ * One ring, one piece (chunk 0): (p - 1)(alpha + s beta + s gamma).
  */
 static double rs_steps(const ch4coll_args_t *a, const int64_t *params, double s,
-                       const ch4coll_model_t *m)
+                       int w, const ch4coll_model_t *m)
 {
     double q, c, lat, step, rest, link, cpu;
 
@@ -585,26 +701,26 @@ static double rs_steps(const ch4coll_args_t *a, const int64_t *params, double s,
     if (q == 0)
         return 0.0;
     lat = m->alpha + c * (m->beta + m->gamma);
-    link = q * m->alpha + s * m->beta;
-    cpu = s * m->gamma;
+    link = w * (q * m->alpha + s * m->beta);
+    cpu = w * s * m->gamma;
     step = link > cpu ? link : cpu;
     if (lat > step)
         step = lat;
-    link = (q - 1) * m->alpha + (s - c) * m->beta;
-    cpu = (s - c) * m->gamma;
+    link -= m->alpha + c * m->beta;
+    cpu -= c * m->gamma;
     rest = link > cpu ? link : cpu;
     return (a->size - 2) * step + lat + rest;
 }
 
-/* p - 1 plain transfers of segments of s bytes (allgather; the root's
- * port in reduce), piece after piece. */
+/* p - 1 plain transfers of segments of s bytes on w rings (allgather; the
+ * root's port in reduce), piece after piece. */
 static double move_steps(const ch4coll_args_t *a, const int64_t *params,
-                         double s, const ch4coll_model_t *m)
+                         double s, int w, const ch4coll_model_t *m)
 {
     double q, c;
 
     pieces_of(a, params, s, &q, &c);
-    return (a->size - 1) * (q * m->alpha + s * m->beta);
+    return (a->size - 1) * w * (q * m->alpha + s * m->beta);
 }
 
 /* Bytes of the largest balanced segment. */
@@ -623,7 +739,23 @@ double ch4coll_cost_allreduce_ring(const ch4coll_args_t *a,
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    return rs_steps(a, params, s, m) + move_steps(a, params, s, m);
+    return rs_steps(a, params, s, 1, m) + move_steps(a, params, s, 1, m);
+}
+
+/* Two rings on the upper halves (the larger) of the segments; p <= 2 runs
+ * one ring. */
+double ch4coll_cost_allreduce_bidir_ring(const ch4coll_args_t *a,
+                                         const int64_t *params,
+                                         const ch4coll_model_t *m)
+{
+    size_t big = a->count / (size_t) a->size + (a->count % a->size ? 1 : 0);
+    double s = ch4coll_nbytes(a, big - big / 2);
+
+    if (a->size <= 2)
+        return ch4coll_cost_allreduce_ring(a, params, m);
+    if (a->count == 0)
+        return 0.0;
+    return rs_steps(a, params, s, 2, m) + move_steps(a, params, s, 2, m);
 }
 
 /* reduce: the root's port receives every other non-empty segment. */
@@ -638,8 +770,8 @@ double ch4coll_cost_reduce_ring(const ch4coll_args_t *a, const int64_t *params,
         return 0.0;
     if ((size_t) a->root < full)
         full--;
-    return rs_steps(a, params, s, m) +
-           move_steps(a, params, s, m) / (double) (p - 1) * (double) full;
+    return rs_steps(a, params, s, 1, m) +
+           move_steps(a, params, s, 1, m) / (double) (p - 1) * (double) full;
 }
 
 /* Irregular blocks: the slowest block's journey round the ring (p - 1
@@ -647,7 +779,7 @@ double ch4coll_cost_reduce_ring(const ch4coll_args_t *a, const int64_t *params,
  * of a link (every block but one), then the fold of the last piece; or the
  * load of a CPU, after the first piece has arrived: whichever is longest. */
 static double reduce_scatter_ring_cost(const ch4coll_args_t *a,
-                                       const int64_t *params,
+                                       const int64_t *params, int w,
                                        const ch4coll_model_t *m)
 {
     int p = a->size, j;
@@ -656,12 +788,16 @@ static double reduce_scatter_ring_cost(const ch4coll_args_t *a,
 
     if (p == 1)
         return 0.0;
+    if (p <= 2)
+        w = 1;
     for (j = 0; j < p; j++) {
         size_t cnt = a->counts ? a->counts[j] : a->count;
-        double s = ch4coll_nbytes(a, cnt), q, c, rest, l, g;
+        /* w rings: the upper half, the larger, each way */
+        double s = ch4coll_nbytes(a, cnt - (w == 2 ? cnt / 2 : 0)), q, c, rest,
+               l, g;
         pieces_of(a, params, s, &q, &c);
-        l = q * m->alpha + s * m->beta;
-        g = s * m->gamma;
+        l = w * (q * m->alpha + s * m->beta);
+        g = w * s * m->gamma;
         link += l;
         cpu += g;
         if (lsend < 0 || l < lsend)
@@ -674,8 +810,8 @@ static double reduce_scatter_ring_cost(const ch4coll_args_t *a,
             first = m->alpha + c * m->beta;
         if (c * m->gamma > fold)
             fold = c * m->gamma;
-        l = (q - 1) * m->alpha + (s - c) * m->beta;
-        g = (s - c) * m->gamma;
+        l = w * (q * m->alpha + s * m->beta) - m->alpha - c * m->beta;
+        g = (w * s - c) * m->gamma;
         rest = l > g ? l : g;
         if ((p - 1) * (m->alpha + c * (m->beta + m->gamma)) + rest > worst)
             worst = (p - 1) * (m->alpha + c * (m->beta + m->gamma)) + rest;
@@ -692,12 +828,26 @@ double ch4coll_cost_reduce_scatter_ring(const ch4coll_args_t *a,
                                         const int64_t *params,
                                         const ch4coll_model_t *m)
 {
-    return reduce_scatter_ring_cost(a, params, m);
+    return reduce_scatter_ring_cost(a, params, 1, m);
 }
 
 double ch4coll_cost_reduce_scatter_block_ring(const ch4coll_args_t *a,
                                               const int64_t *params,
                                               const ch4coll_model_t *m)
 {
-    return reduce_scatter_ring_cost(a, params, m);
+    return reduce_scatter_ring_cost(a, params, 1, m);
+}
+
+double ch4coll_cost_reduce_scatter_bidir_ring(const ch4coll_args_t *a,
+                                              const int64_t *params,
+                                              const ch4coll_model_t *m)
+{
+    return reduce_scatter_ring_cost(a, params, 2, m);
+}
+
+double ch4coll_cost_reduce_scatter_block_bidir_ring(const ch4coll_args_t *a,
+                                                    const int64_t *params,
+                                                    const ch4coll_model_t *m)
+{
+    return reduce_scatter_ring_cost(a, params, 2, m);
 }
