@@ -740,13 +740,15 @@ END_TEST
 /*
  * Which exchanges run_now takes: a receive of n ints with a copy of n
  * ints that does not wait for it (shape 0) runs as one blocking call up
- * to 16 KiB of copying, the copy first, and from there as requests with
- * the copy in flight (plan NULL); a reduction that waits for the receive
- * (shape 1) overlaps nothing, so it is blocking at any size.
+ * to 16 KiB of copying, the copy first, from there as requests with the
+ * copy in flight (plan NULL), and from a 256 KiB receive on as one
+ * blocking call again, the receive first; a reduction that waits for the
+ * receive (shape 1) overlaps nothing, so it is blocking at any size.
  */
 START_TEST(test_sched_overlap_rule)
 {
-    int sh = _i / 2, n = _i % 2 ? 4096 : 4095, v;
+    static const int ns[] = {4095, 4096, 65535, 65536};
+    int sh = _i / 4, n = ns[_i % 4], v;
     ch4coll_sched_t s;
 
     ck_assert_int_eq(ch4coll_sched_init(&s, &int_elem, MPI_SUM, 0, 2),
@@ -762,14 +764,17 @@ START_TEST(test_sched_overlap_rule)
                              ch4coll_ref(CH4COLL_BUF_RECV, 0), (size_t) n, 1,
                              &v);
     ck_assert_int_eq(ch4coll_sched_commit(&s), CH4COLL_OK);
-    if (sh == 0 && n * sizeof(int) >= 16384) {
+    if (sh == 0 && n * sizeof(int) >= 16384 && n * sizeof(int) < 262144) {
         ck_assert_ptr_null(s.plan);
     } else {
+        /* a small receive alone waits for the copy, a large one goes
+         * first; the reduction waits for it */
+        int first = sh == 0 && n * sizeof(int) < 262144;
+
         ck_assert_ptr_nonnull(s.plan);
         ck_assert_int_eq(s.nplan, 2);
-        /* a receive alone waits for the copy; the reduction waits for it */
-        ck_assert_int_eq(s.plan[0], sh == 0 ? 1 : -1);
-        ck_assert_int_eq(s.plan[1], sh == 0 ? -1 : 1);
+        ck_assert_int_eq(s.plan[0], first ? 1 : -1);
+        ck_assert_int_eq(s.plan[1], first ? -1 : 1);
     }
     ch4coll_sched_destroy(&s);
 }
@@ -966,7 +971,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_chain);
     tcase_add_test(tc, test_sched_issue_order);
     tcase_add_loop_test(tc, test_sched_run_now, 0, 5);
-    tcase_add_loop_test(tc, test_sched_overlap_rule, 0, 4);
+    tcase_add_loop_test(tc, test_sched_overlap_rule, 0, 8);
     tcase_add_test(tc, test_sched_scratch_at_commit);
     tcase_add_test(tc, test_sched_clone);
     suite_add_tcase(s, tc);

@@ -752,6 +752,16 @@ int ch4coll_sched_wait(ch4coll_sched_t *s)
  * call's saving, about 0.1 us, is worth more than the overlap. */
 #define CH4COLL_OVERLAP_BYTES 16384
 
+/* A receive of at least this many bytes goes first, before any local
+ * work, with or without a send beside it.  Such a message travels by
+ * rendezvous, and on shared memory (UCX's CMA) the receiver's own
+ * progress calls copy it: local work run first only holds the sender up,
+ * and OSU averages both ranks.  p = 2, osu_gather 7.4, the minimum of 3
+ * alternating runs of each side, ch4coll / host, 256 KiB-16 MiB: 0.59-0.78
+ * with the receive first, 1.01-1.30 with the root's copy first or
+ * overlapped (doc/performance.md, "Large receives first"). */
+#define CH4COLL_RECV_FIRST_BYTES 262144
+
 /* Mark in pending what is reachable from the exchange's messages: 1
  * forward (steps that wait for them), 2 backward (steps they wait for);
  * ready is the stack.  The build-time in-edges still exist. */
@@ -801,12 +811,13 @@ static size_t overlap_bytes(ch4coll_sched_t *s)
  * not for the copy); a receive alone waits for those steps (a gather
  * root's copy of its own block runs while the peer's message is on its
  * way: osu_gather at 4 and 8 KiB, eager messages, had the root 1.09x the
- * host's time).  The messages go in one call: a blocking send and a
+ * host's time), unless it is large (CH4COLL_RECV_FIRST_BYTES): then
+ * the messages go first.  The messages go in one call: a blocking send and a
  * blocking receive, in either order, could each wait for the other
  * rank's rendezvous. */
 static int plan_exchange(ch4coll_sched_t *s)
 {
-    int left = s->ncomm, n = 0, id, k, w;
+    int left = s->ncomm, n = 0, id, k, w, big = 0;
 
     s->plan = ch4coll_malloc((size_t) (s->nv + 1) * sizeof *s->plan);
     if (!s->plan)
@@ -822,14 +833,16 @@ static int plan_exchange(ch4coll_sched_t *s)
             id = s->ready[k];
             if (s->vtx[id].kind == CH4COLL_V_SEND)
                 s->xsend = id;
-            else if (s->vtx[id].kind == CH4COLL_V_RECV)
+            else if (s->vtx[id].kind == CH4COLL_V_RECV) {
                 s->xrecv = id;
-            else
+                big = s->vtx[id].count * s->elem.extent >=
+                      CH4COLL_RECV_FIRST_BYTES;
+            } else
                 s->ready[w++] = id;
         }
         s->rtail = w;
         if (left > 0 && (s->xsend >= 0) + (s->xrecv >= 0) == left &&
-            (s->xsend >= 0 || s->rhead == s->rtail)) {
+            (s->xsend >= 0 || big || s->rhead == s->rtail)) {
             s->plan[n++] = -1;
             left = 0;
             if (s->xsend >= 0)
@@ -848,7 +861,7 @@ static int plan_exchange(ch4coll_sched_t *s)
      * become ready, and so does every step: a shortfall is a bug */
     if (left > 0 || s->ndone != s->nv)
         return CH4COLL_ERR_ARG;
-    if (overlap_bytes(s) >= CH4COLL_OVERLAP_BYTES) {
+    if (!big && overlap_bytes(s) >= CH4COLL_OVERLAP_BYTES) {
         ch4coll_free(s->plan);
         s->plan = NULL;
     }

@@ -151,8 +151,9 @@ typedef struct ch4coll_sched {
      * other): the order ch4coll_sched_run_now takes its vertices, worked
      * out once, with -1 where the message(s) go; NULL for other schedules,
      * and for an exchange with much local work that does not wait for its
-     * messages (sched.c: CH4COLL_OVERLAP_BYTES), which the ready queue
-     * runs while they are in flight */
+     * messages (sched.c: CH4COLL_OVERLAP_BYTES) and no large receive
+     * (CH4COLL_RECV_FIRST_BYTES), which the ready queue runs while they
+     * are in flight */
     int32_t *plan;
     int nplan;
     int xsend, xrecv; /* the exchange's send and recv vertex, or -1 */
