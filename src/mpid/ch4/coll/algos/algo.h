@@ -246,6 +246,10 @@ int ch4coll_allgatherv_multi_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                   const int64_t *);
 int ch4coll_allreduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                    const int64_t *);
+int ch4coll_bcast_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_reduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
 int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                          const int64_t *);
 int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -420,6 +424,10 @@ double ch4coll_cost_allgatherv_multi_ring(const ch4coll_args_t *,
 double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *,
                                            const int64_t *,
                                            const ch4coll_model_t *);
+double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
 double ch4coll_cost_reduce_chain(const ch4coll_args_t *, const int64_t *,
                                  const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,

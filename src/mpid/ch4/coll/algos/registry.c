@@ -174,6 +174,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "bcast among node leaders (the root leads its node), binomial "
              "bcast in every node, pipelined if chunk > 0 (NEC 3.3, Table 2)",
      .cost = ch4coll_cost_bcast_smp},
+    {.name = "multi_leader",
+     .coll = CH4COLL_BCAST,
+     .build = ch4coll_bcast_multi_leader,
+     .restrictions = CH4COLL_R_NODES,
+     .desc = "a leader per local rank: scatter from the root in its node, one "
+             "bcast between nodes per local rank on its share, all at once, "
+             "allgather in every node",
+     .cost = ch4coll_cost_bcast_multi_leader,
+     .ntags = ch4coll_ntags_multi_leader},
     NATIVE_ROW(CH4COLL_BCAST),
 
     {.name = "binomial",
@@ -233,6 +242,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "binomial reduce to node leaders in rank order, reduce among "
              "leaders to the root, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_reduce_smp},
+    {.name = "multi_leader",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_multi_leader,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
+     .desc = "a leader per local rank: reduce-scatter in every node, one "
+             "reduce between nodes per local rank on its share, all at once, "
+             "gather at the root",
+     .cost = ch4coll_cost_reduce_multi_leader,
+     .ntags = ch4coll_ntags_multi_leader},
     {.name = "circulant",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_circulant,

@@ -1,7 +1,11 @@
 /*
- * smp_multi_leader.c - allreduce with a leader per lane: reduce-scatter
- * inside the node, one allreduce between nodes per local rank on its
- * share of the vector, all at once, and an allgather inside the node.
+ * smp_multi_leader.c - allreduce, bcast and reduce with a leader per
+ * lane.  allreduce: reduce-scatter inside the node, one allreduce between
+ * nodes per local rank on its share of the vector, all at once, and an
+ * allgather inside the node.  bcast: a scatter from the root inside its
+ * node, one bcast between nodes per local rank on its share, all at
+ * once, and an allgather inside every node.  reduce: the reduce-scatter,
+ * one reduce between nodes per lane, a gather to the root.
  *
  * Source: issue 24's multi-leader composition (Open MPI's han, Intel MPI
  * and NCCL run large reductions across nodes this way), after Kandalla
@@ -47,6 +51,36 @@
  * segment 1 among 1, 4, 6; lane 2 segment 2 among 2, 5, 6 (rank 6 takes
  * part in all three, on tags of their own).  Step 3: rank 0 sends segment
  * 0 to 1 and 2, rank 1 segment 1 to 0 and 2, and so on; rank 6 is done.
+ *
+ * bcast, the same lanes and segments, root r at node R:
+ *   1  r sends every segment it does not serve to that lane's server at
+ *      node R (tag k);
+ *   2  lane k's servers bcast segment k from node R's server (the
+ *      selection's bcast for N ranks, else binomial), every lane at once;
+ *   3  every server sends its lanes' segments to its node's other ranks
+ *      but r (tag Q + k).
+ * Cost, as the allreduce's without the reductions: (q_R - 1) t' + Q
+ * T2(N, s) + (q - 1) t'.  A whole-vector bcast between node leaders (smp)
+ * sends m bytes through one rank's port per node; here each lane sends
+ * m / Q.  Worked example, the same p = 7 and nodes, root 4, n = 7:
+ * segments of 3, 2, 2 at 0, 3, 5; node 1's servers are 3 (lane 0), 4
+ * (lane 1), 5 (lane 2).  Step 1: 4 sends segment 0 to 3 and segment 2 to
+ * 5.  Step 2: lane 0 bcasts segment 0 from 3 to 0 and 6, lane 1 segment 1
+ * from 4 to 1 and 6, lane 2 segment 2 from 5 to 2 and 6.  Step 3: node 0
+ * as in the allreduce; at node 1, 3 sends segment 0 to 5 only, 5 segment
+ * 2 to 3 only (4, the root, has all); rank 6 is done.
+ *
+ * reduce, root r at node R: step 1 as the allreduce's, into the receive
+ * buffer at r and into a scratch of n elements at every other rank (its
+ * receive buffer is not significant); step 2 lane k's servers reduce
+ * segment k to node R's server (the selection's reduce for N ranks, else
+ * binomial); step 3 node R's servers send their segments to r (tag Q +
+ * k).  Commutative ops only, as the allreduce.  Cost: (q - 1)(t' + s
+ * gamma) + Q T2(N, s) + (q_R - 1) t'.  Worked example, the same p = 7,
+ * nodes and n, root 4: step 1 as above; step 2 lane 0 reduces segment 0
+ * of 0, 3 and 6 to 3, lane 1 segment 1 of 1, 4 and 6 to 4 (the root,
+ * into its receive buffer), lane 2 segment 2 of 2, 5 and 6 to 5; step 3:
+ * 3 sends segment 0 and 5 segment 2 to 4.
  */
 #include "lanes.h"
 #include "smp.h"
@@ -66,6 +100,10 @@ typedef struct {
     int *step2; /* lanes: the end of the lane's step 2 here */
     ch4coll_smp_choice_t *inner; /* lanes: step 2's algorithm */
     int *tag2;                   /* lanes + 1: step 2's tag ranges */
+    int root_node;               /* bcast, reduce: the root's node */
+    int acc; /* the buffer of the segments this rank serves: the receive
+              * buffer, a scratch of count elements at a reduce's other
+              * ranks (their receive buffer is not significant) */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -92,11 +130,13 @@ static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
     const ch4coll_args_t *a = m->a;
 
     memset(ia, 0, sizeof *ia);
-    ia->coll = CH4COLL_ALLREDUCE;
+    ia->coll = a->coll;
     ia->count = ml_len(m, k);
     ia->size = m->g.nodes;
     ia->rank = m->g.node;
-    ia->inplace = 1;
+    ia->root = m->root_node;
+    ia->inplace = a->coll == CH4COLL_ALLREDUCE ||
+                  (a->coll == CH4COLL_REDUCE && m->g.node == m->root_node);
     ia->elem = a->elem;
     ia->op = a->op;
     ia->commutative = a->commutative;
@@ -126,6 +166,11 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
         return rc;
     Q = m->g.lanes;
     m->q = ch4coll_lanes_size(&m->g, m->g.node);
+    if (a->coll != CH4COLL_ALLREDUCE)
+        m->root_node = a->loc ? a->loc->node_of[a->root] : a->root;
+    m->acc = CH4COLL_BUF_RECV;
+    if (s && a->coll == CH4COLL_REDUCE && a->rank != a->root && a->count > 0)
+        m->acc = ch4coll_sched_scratch(s, a->count);
     m->peers = ch4coll_malloc(((size_t) m->g.nodes + 3 * (size_t) Q + 1) *
                               sizeof *m->peers);
     m->inner = ch4coll_malloc((size_t) Q * sizeof *m->inner);
@@ -169,9 +214,8 @@ static void ml_reduce_in_node(ml_t *m)
         if (len == 0)
             continue;
         if (!a->inplace)
-            prev =
-                ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
-                                   ml_at(m, CH4COLL_BUF_RECV, k), len, 0, NULL);
+            prev = ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
+                                      ml_at(m, m->acc, k), len, 0, NULL);
         tmp = m->q > 1 ? ch4coll_sched_scratch(m->s, (size_t) (m->q - 1) * len)
                        : -1;
         for (i = 1; i < m->q; i++) {
@@ -184,8 +228,8 @@ static void ml_reduce_in_node(ml_t *m)
             n = 1;
             if (prev >= 0)
                 d[n++] = prev;
-            prev = ch4coll_sched_reduce(m->s, at, ml_at(m, CH4COLL_BUF_RECV, k),
-                                        len, n, d);
+            prev =
+                ch4coll_sched_reduce(m->s, at, ml_at(m, m->acc, k), len, n, d);
         }
         m->step2[k] = prev;
     }
@@ -207,7 +251,7 @@ static int ml_between_nodes(ml_t *m)
         v.peers = m->peers;
         v.size = m->g.nodes;
         v.tag_base = m->tag2[k];
-        v.io[0] = v.io[1] = ml_at(m, CH4COLL_BUF_RECV, k);
+        v.io[0] = v.io[1] = ml_at(m, m->acc, k);
         v.ndeps = ch4coll_dep1(m->step2[k], d);
         v.deps = d;
         ml_inner_args(m, k, &ia);
@@ -219,48 +263,117 @@ static int ml_between_nodes(ml_t *m)
     return rc;
 }
 
-/* Step 3: every lane's result from its server to the node's other ranks. */
+/* Step 3: every lane's result from its server to the node's other ranks
+ * (a bcast's root has them all). */
 static void ml_out_in_node(ml_t *m)
 {
-    int k, i, d[1];
+    int k, i, to, d[1];
+    int has = m->a->coll == CH4COLL_BCAST ? m->a->root : -1;
 
     for (k = 0; k < m->g.lanes; k++) {
         size_t len = ml_len(m, k);
         if (len == 0)
             continue;
         if (!ml_serves(m, k)) {
-            ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
-                               ch4coll_lanes_server(&m->g, m->g.node, k),
-                               m->g.lanes + k, ch4coll_dep1(m->sent[k], d), d);
+            if (m->a->rank != has)
+                ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
+                                   ch4coll_lanes_server(&m->g, m->g.node, k),
+                                   m->g.lanes + k, ch4coll_dep1(m->sent[k], d),
+                                   d);
             continue;
         }
-        for (i = 1; i < m->q; i++)
-            ch4coll_sched_send(
-                m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
-                ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q),
-                m->g.lanes + k, ch4coll_dep1(m->step2[k], d), d);
+        for (i = 1; i < m->q; i++) {
+            to = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q);
+            if (to != has)
+                ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, to,
+                                   m->g.lanes + k, ch4coll_dep1(m->step2[k], d),
+                                   d);
+        }
     }
 }
 
-int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                                   const int64_t *params)
+/* The root's node, between the root and the servers of the lanes it does
+ * not serve: bcast step 1 (the root's segments to them, tag k), reduce
+ * step 3 (their results to the root, tag Q + k; the root's receive waits
+ * for its step-1 send of the same segment, in place). */
+static void ml_root_node(ml_t *m, int to_root)
+{
+    const ch4coll_args_t *a = m->a;
+    int k, tag, d[1];
+
+    if (m->g.node != m->root_node)
+        return;
+    for (k = 0; k < m->g.lanes; k++) {
+        size_t len = ml_len(m, k);
+        int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
+        tag = to_root ? m->g.lanes + k : k;
+        if (len == 0)
+            continue;
+        if (a->rank == a->root && !ml_serves(m, k) && to_root)
+            ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
+                               tag, ch4coll_dep1(m->sent[k], d), d);
+        else if (a->rank == a->root && !ml_serves(m, k))
+            ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
+                               tag, 0, NULL);
+        else if (a->rank != a->root && ml_serves(m, k) && to_root)
+            ch4coll_sched_send(m->s, ml_at(m, m->acc, k), len, a->root, tag,
+                               ch4coll_dep1(m->step2[k], d), d);
+        else if (a->rank != a->root && ml_serves(m, k))
+            m->step2[k] = ch4coll_sched_recv(m->s, ml_at(m, m->acc, k), len,
+                                             a->root, tag, 0, NULL);
+    }
+}
+
+static void ml_scatter_from_root(ml_t *m)
+{
+    ml_root_node(m, 0);
+}
+
+static void ml_gather_to_root(ml_t *m)
+{
+    ml_root_node(m, 1);
+}
+
+/* Every collective: step 1 (into the lanes' servers), 2 and step 3. */
+static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    void (*step1)(ml_t *), void (*step3)(ml_t *))
 {
     ml_t m;
     int rc;
 
-    (void) params;
     rc = ml_open(&m, s, a);
     if (rc != CH4COLL_OK)
         return rc;
     ch4coll_sched_set_ntags(s, m.tag2[m.g.lanes]);
     if (a->count > 0) {
-        ml_reduce_in_node(&m);
+        step1(&m);
         rc = ml_between_nodes(&m);
         if (rc == CH4COLL_OK)
-            ml_out_in_node(&m);
+            step3(&m);
     }
     ml_free(&m);
     return rc;
+}
+
+int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                   const int64_t *params)
+{
+    (void) params;
+    return ml_build(s, a, ml_reduce_in_node, ml_out_in_node);
+}
+
+int ch4coll_bcast_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                               const int64_t *params)
+{
+    (void) params;
+    return ml_build(s, a, ml_scatter_from_root, ml_out_in_node);
+}
+
+int ch4coll_reduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                const int64_t *params)
+{
+    (void) params;
+    return ml_build(s, a, ml_reduce_in_node, ml_gather_to_root);
 }
 
 /* 2 Q tags inside the node, then every lane's step-2 range. */
@@ -277,22 +390,22 @@ int ch4coll_ntags_multi_leader(const ch4coll_args_t *a, const int64_t *params)
     return n > 0 ? n : 1;
 }
 
-/* The opening note's formula. */
-double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
-                                           const int64_t *params,
-                                           const ch4coll_model_t *m)
+/* The opening note's formulas (a bcast's step 1 is the root's node's,
+ * its steps 1 and 3 reduce nothing). */
+static double ml_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
 {
     ml_t g;
     ch4coll_args_t ia;
-    double s, b, tn, t2 = 0;
-    int q;
+    double s, b, tn, t2 = 0, gamma = a->coll == CH4COLL_BCAST ? 0 : m->gamma;
+    int q, q1, q3;
 
-    (void) params;
     if (a->count == 0 || a->size == 1)
         return 0.0;
     if (ml_open(&g, NULL, a) != CH4COLL_OK)
         return HUGE_VAL;
     q = g.g.lanes;
+    q1 = a->coll == CH4COLL_BCAST ? ch4coll_lanes_size(&g.g, g.root_node) : q;
+    q3 = a->coll == CH4COLL_REDUCE ? ch4coll_lanes_size(&g.g, g.root_node) : q;
     s = (double) ml_len(&g, 0);
     b = ch4coll_nbytes(a, 1) * s;
     tn = m->alpha_node + b * m->beta_node;
@@ -300,5 +413,29 @@ double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
     if (g.g.nodes > 1 && g.inner[0].al->cost)
         t2 = g.g.lanes * g.inner[0].al->cost(&ia, g.inner[0].params, m);
     ml_free(&g);
-    return (q - 1) * (tn + b * m->gamma) + t2 + (q - 1) * tn;
+    return (q1 - 1) * (tn + b * gamma) + t2 + (q3 - 1) * tn;
+}
+
+double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
+                                           const int64_t *params,
+                                           const ch4coll_model_t *m)
+{
+    (void) params;
+    return ml_cost(a, m);
+}
+
+double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    (void) params;
+    return ml_cost(a, m);
+}
+
+double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    (void) params;
+    return ml_cost(a, m);
 }
