@@ -89,6 +89,16 @@ int ch4coll_coll_from_name(const char *name)
          "pipeline piece in bytes (0: one piece)"},                            \
     }
 
+/* the multi-leader lanes, pipelined in at most 16 pieces (SimGrid smp,
+ * p = 16..61: 256 KiB pieces within 5 % of the best of one piece and 64
+ * KiB..2 MiB pieces in 30 of 36 cells; 1.08-1.18 at 512 KiB, where 128
+ * KiB pieces win, doc/performance.md) */
+#define ML_CHUNK                                                               \
+    {                                                                          \
+        {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
+         "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
+    }
+
 /* the same, one piece by default: bcast and allgather are port-bound at the
  * leader when pipelined (doc/json_tuning.md) */
 #define SMP_WHOLE                                                              \
@@ -177,6 +187,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_multi_leader,
+     .params = ML_CHUNK,
      .restrictions = CH4COLL_R_NODES,
      .desc = "a leader per local rank: scatter from the root in its node, one "
              "bcast between nodes per local rank on its share, all at once, "
@@ -245,6 +256,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_multi_leader,
+     .params = ML_CHUNK,
      .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
      .desc = "a leader per local rank: reduce-scatter in every node, one "
              "reduce between nodes per local rank on its share, all at once, "
@@ -353,6 +365,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_multi_leader,
+     .params = ML_CHUNK,
      .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
      .desc = "a leader per local rank: reduce-scatter in every node, one "
              "allreduce between nodes per local rank on its share, all at "

@@ -81,6 +81,15 @@
  * of 0, 3 and 6 to 3, lane 1 segment 1 of 1, 4 and 6 to 4 (the root,
  * into its receive buffer), lane 2 segment 2 of 2, 5 and 6 to 5; step 3:
  * 3 sends segment 0 and 5 segment 2 to 4.
+ *
+ * Pipelining (parameter chunk, bytes, default 256 KiB; 0: one piece):
+ * with more than one rank on some node the vector is cut into K =
+ * ceil(bytes / chunk) pieces, at most 16 and at most count, and
+ * each piece runs the three steps on its own segments and tags (2 Q + the
+ * lanes' step-2 ranges per piece); a piece's step-1 sends follow those of
+ * the piece before on the same lane, so that the node's link carries
+ * piece i's step 2 while its loopback carries piece i + 1's step 1.
+ * Cost: the first piece's three steps plus (K - 1) times the slowest.
  */
 #include "lanes.h"
 #include "smp.h"
@@ -101,22 +110,45 @@ typedef struct {
     ch4coll_smp_choice_t *inner; /* lanes: step 2's algorithm */
     int *tag2;                   /* lanes + 1: step 2's tag ranges */
     int root_node;               /* bcast, reduce: the root's node */
-    int acc; /* the buffer of the segments this rank serves: the receive
-              * buffer, a scratch of count elements at a reduce's other
-              * ranks (their receive buffer is not significant) */
+    int acc;       /* the buffer of the segments this rank serves: the receive
+                    * buffer, a scratch of count elements at a reduce's other
+                    * ranks (their receive buffer is not significant) */
+    size_t off, n; /* the piece: its first element and its elements */
+    int tag0;      /* the piece's first tag */
+    int *chain;    /* lanes: the step-1 send of the piece before, or -1 */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
 {
-    return ch4coll_seg_len(m->a->count, (size_t) m->g.lanes, (size_t) k);
+    return ch4coll_seg_len(m->n, (size_t) m->g.lanes, (size_t) k);
 }
 
 static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
 {
     return ch4coll_ref(
         buf,
-        ch4coll_eoff(m->a, ch4coll_seg_off(m->a->count, (size_t) m->g.lanes,
-                                           (size_t) k)));
+        ch4coll_eoff(m->a, m->off + ch4coll_seg_off(m->n, (size_t) m->g.lanes,
+                                                    (size_t) k)));
+}
+
+/* The pieces of a call: ceil(bytes / chunk), at most CH4COLL_ML_PIECES
+ * and at most count; one without a chunk, and with one rank per node (a
+ * single lane has no steps inside the node to overlap). */
+#define CH4COLL_ML_PIECES 16
+
+static int ml_pieces(const ch4coll_args_t *a, const int64_t *params)
+{
+    double bytes = ch4coll_nbytes(a, 1) * (double) a->count;
+    double k = params[0] > 0 ? ceil(bytes / (double) params[0]) : 1;
+
+    if (!a->loc || a->loc->nodes == a->size)
+        return 1;
+
+    if (k > CH4COLL_ML_PIECES)
+        k = CH4COLL_ML_PIECES;
+    if (k > (double) a->count)
+        k = (double) a->count;
+    return k < 1 ? 1 : (int) k;
 }
 
 static int ml_serves(const ml_t *m, int k)
@@ -151,9 +183,10 @@ static void ml_free(ml_t *m)
     ch4coll_lanes_close(&m->g);
 }
 
-/* Lanes, their step-2 algorithms and tag ranges (the same on every
- * rank: the shapes are). */
-static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
+/* Piece j of K (elements from off, tags from tag0): lanes, their step-2
+ * algorithms and tag ranges (the same on every rank: the shapes are). */
+static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
+                   int K, int tag0)
 {
     int rc, k, Q;
     ch4coll_args_t ia;
@@ -161,6 +194,9 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
     memset(m, 0, sizeof *m);
     m->s = s;
     m->a = a;
+    m->off = ch4coll_seg_off(a->count, (size_t) K, (size_t) j);
+    m->n = ch4coll_seg_len(a->count, (size_t) K, (size_t) j);
+    m->tag0 = tag0;
     rc = ch4coll_lanes_open(&m->g, a);
     if (rc != CH4COLL_OK)
         return rc;
@@ -169,8 +205,6 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
     if (a->coll != CH4COLL_ALLREDUCE)
         m->root_node = a->loc ? a->loc->node_of[a->root] : a->root;
     m->acc = CH4COLL_BUF_RECV;
-    if (s && a->coll == CH4COLL_REDUCE && a->rank != a->root && a->count > 0)
-        m->acc = ch4coll_sched_scratch(s, a->count);
     m->peers = ch4coll_malloc(((size_t) m->g.nodes + 3 * (size_t) Q + 1) *
                               sizeof *m->peers);
     m->inner = ch4coll_malloc((size_t) Q * sizeof *m->inner);
@@ -181,7 +215,7 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
     m->sent = m->peers + m->g.nodes;
     m->step2 = m->sent + Q;
     m->tag2 = m->step2 + Q;
-    m->tag2[0] = 2 * Q;
+    m->tag2[0] = tag0 + 2 * Q;
     for (k = 0; k < Q && rc == CH4COLL_OK; k++) {
         m->sent[k] = m->step2[k] = -1;
         ml_inner_args(m, k, &ia);
@@ -207,7 +241,8 @@ static void ml_reduce_in_node(ml_t *m)
         if (!ml_serves(m, k) && ml_len(m, k) > 0)
             m->sent[k] = ch4coll_sched_send(
                 m->s, ml_at(m, src, k), ml_len(m, k),
-                ch4coll_lanes_server(&m->g, m->g.node, k), k, 0, NULL);
+                ch4coll_lanes_server(&m->g, m->g.node, k), m->tag0 + k,
+                ch4coll_dep1(m->chain[k], d), d);
     for (k = m->g.idx; k < m->g.lanes; k += m->q) {
         size_t len = ml_len(m, k);
         int tmp, prev = -1;
@@ -223,8 +258,8 @@ static void ml_reduce_in_node(ml_t *m)
                 ch4coll_ref(tmp, ch4coll_eoff(a, (size_t) (i - 1) * len));
             d[0] = ch4coll_sched_recv(
                 m->s, at, len,
-                ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q), k,
-                0, NULL);
+                ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q),
+                m->tag0 + k, 0, NULL);
             n = 1;
             if (prev >= 0)
                 d[n++] = prev;
@@ -278,16 +313,16 @@ static void ml_out_in_node(ml_t *m)
             if (m->a->rank != has)
                 ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
                                    ch4coll_lanes_server(&m->g, m->g.node, k),
-                                   m->g.lanes + k, ch4coll_dep1(m->sent[k], d),
-                                   d);
+                                   m->tag0 + m->g.lanes + k,
+                                   ch4coll_dep1(m->sent[k], d), d);
             continue;
         }
         for (i = 1; i < m->q; i++) {
             to = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q);
             if (to != has)
                 ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, to,
-                                   m->g.lanes + k, ch4coll_dep1(m->step2[k], d),
-                                   d);
+                                   m->tag0 + m->g.lanes + k,
+                                   ch4coll_dep1(m->step2[k], d), d);
         }
     }
 }
@@ -306,15 +341,16 @@ static void ml_root_node(ml_t *m, int to_root)
     for (k = 0; k < m->g.lanes; k++) {
         size_t len = ml_len(m, k);
         int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
-        tag = to_root ? m->g.lanes + k : k;
+        tag = m->tag0 + (to_root ? m->g.lanes + k : k);
         if (len == 0)
             continue;
         if (a->rank == a->root && !ml_serves(m, k) && to_root)
             ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
                                tag, ch4coll_dep1(m->sent[k], d), d);
         else if (a->rank == a->root && !ml_serves(m, k))
-            ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
-                               tag, 0, NULL);
+            m->sent[k] =
+                ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
+                                   srv, tag, ch4coll_dep1(m->chain[k], d), d);
         else if (a->rank != a->root && ml_serves(m, k) && to_root)
             ch4coll_sched_send(m->s, ml_at(m, m->acc, k), len, a->root, tag,
                                ch4coll_dep1(m->step2[k], d), d);
@@ -334,74 +370,105 @@ static void ml_gather_to_root(ml_t *m)
     ml_root_node(m, 1);
 }
 
-/* Every collective: step 1 (into the lanes' servers), 2 and step 3. */
-static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    void (*step1)(ml_t *), void (*step3)(ml_t *))
+/* The tags of pieces 0 .. j - 1 of K (piece j's first tag); -1 if a
+ * piece's lanes do not open. */
+static int ml_tags_before(const ch4coll_args_t *a, int j, int K)
 {
     ml_t m;
-    int rc;
+    int i, tag = 0;
 
-    rc = ml_open(&m, s, a);
-    if (rc != CH4COLL_OK)
+    for (i = 0; i < j; i++) {
+        if (ml_open(&m, NULL, a, i, K, tag) != CH4COLL_OK)
+            return -1;
+        tag = m.tag2[m.g.lanes];
+        ml_free(&m);
+    }
+    return tag;
+}
+
+/* Every collective, piece by piece: step 1 (into the lanes' servers),
+ * step 2 and step 3; a piece's step-1 sends follow the piece before's on
+ * the same lane, so that its step 2 overlaps the next piece's step 1. */
+static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    const int64_t *params, void (*step1)(ml_t *),
+                    void (*step3)(ml_t *))
+{
+    ml_t m;
+    int rc = CH4COLL_OK, j, k, K = ml_pieces(a, params), tag = 0, acc;
+    int *chain;
+
+    ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K));
+    if (a->count == 0)
         return rc;
-    ch4coll_sched_set_ntags(s, m.tag2[m.g.lanes]);
-    if (a->count > 0) {
+    acc = a->coll == CH4COLL_REDUCE && a->rank != a->root
+              ? ch4coll_sched_scratch(s, a->count)
+              : CH4COLL_BUF_RECV;
+    chain = ch4coll_malloc((size_t) a->size * sizeof *chain);
+    if (!chain)
+        return CH4COLL_ERR_NOMEM;
+    for (k = 0; k < a->size; k++)
+        chain[k] = -1;
+    for (j = 0; j < K && rc == CH4COLL_OK; j++) {
+        rc = ml_open(&m, s, a, j, K, tag);
+        if (rc != CH4COLL_OK)
+            break;
+        m.acc = acc;
+        m.chain = chain;
         step1(&m);
         rc = ml_between_nodes(&m);
         if (rc == CH4COLL_OK)
             step3(&m);
+        for (k = 0; k < m.g.lanes; k++)
+            if (m.sent[k] >= 0)
+                chain[k] = m.sent[k];
+        tag = m.tag2[m.g.lanes];
+        ml_free(&m);
     }
-    ml_free(&m);
+    ch4coll_free(chain);
     return rc;
 }
 
 int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                    const int64_t *params)
 {
-    (void) params;
-    return ml_build(s, a, ml_reduce_in_node, ml_out_in_node);
+    return ml_build(s, a, params, ml_reduce_in_node, ml_out_in_node);
 }
 
 int ch4coll_bcast_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                const int64_t *params)
 {
-    (void) params;
-    return ml_build(s, a, ml_scatter_from_root, ml_out_in_node);
+    return ml_build(s, a, params, ml_scatter_from_root, ml_out_in_node);
 }
 
 int ch4coll_reduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params)
 {
-    (void) params;
-    return ml_build(s, a, ml_reduce_in_node, ml_gather_to_root);
+    return ml_build(s, a, params, ml_reduce_in_node, ml_gather_to_root);
 }
 
-/* 2 Q tags inside the node, then every lane's step-2 range. */
+/* Per piece 2 Q tags inside the node, then every lane's step-2 range. */
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *a, const int64_t *params)
 {
-    ml_t m;
-    int n;
+    int K = ml_pieces(a, params), n = ml_tags_before(a, K, K);
 
-    (void) params;
-    if (ml_open(&m, NULL, a) != CH4COLL_OK)
-        return 1;
-    n = m.tag2[m.g.lanes];
-    ml_free(&m);
     return n > 0 ? n : 1;
 }
 
 /* The opening note's formulas (a bcast's step 1 is the root's node's,
- * its steps 1 and 3 reduce nothing). */
-static double ml_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
+ * its steps 1 and 3 reduce nothing), for the first piece, plus a period
+ * per further piece: the slowest of the three steps. */
+static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
+                      const ch4coll_model_t *m)
 {
     ml_t g;
     ch4coll_args_t ia;
-    double s, b, tn, t2 = 0, gamma = a->coll == CH4COLL_BCAST ? 0 : m->gamma;
-    int q, q1, q3;
+    double s, b, tn, t1, t2 = 0, t3,
+                         gamma = a->coll == CH4COLL_BCAST ? 0 : m->gamma;
+    int q, q1, q3, K = ml_pieces(a, params);
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_open(&g, NULL, a) != CH4COLL_OK)
+    if (ml_open(&g, NULL, a, 0, K, 0) != CH4COLL_OK)
         return HUGE_VAL;
     q = g.g.lanes;
     q1 = a->coll == CH4COLL_BCAST ? ch4coll_lanes_size(&g.g, g.root_node) : q;
@@ -413,29 +480,28 @@ static double ml_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
     if (g.g.nodes > 1 && g.inner[0].al->cost)
         t2 = g.g.lanes * g.inner[0].al->cost(&ia, g.inner[0].params, m);
     ml_free(&g);
-    return (q1 - 1) * (tn + b * gamma) + t2 + (q3 - 1) * tn;
+    t1 = (q1 - 1) * (tn + b * gamma);
+    t3 = (q3 - 1) * tn;
+    return t1 + t2 + t3 + (K - 1) * fmax(t1, fmax(t2, t3));
 }
 
 double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
                                            const int64_t *params,
                                            const ch4coll_model_t *m)
 {
-    (void) params;
-    return ml_cost(a, m);
+    return ml_cost(a, params, m);
 }
 
 double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *a,
                                         const int64_t *params,
                                         const ch4coll_model_t *m)
 {
-    (void) params;
-    return ml_cost(a, m);
+    return ml_cost(a, params, m);
 }
 
 double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
 {
-    (void) params;
-    return ml_cost(a, m);
+    return ml_cost(a, params, m);
 }
