@@ -27,6 +27,15 @@
  * The collectives without measurements keep the base tree's branches
  * (--base, default the installed default.json), so the file is complete.
  *
+ * Several platforms (--group COL, e.g. maint/smpi-compare's platform): a
+ * cell is (collective, ppn, p, bytes, group), so a range's algorithm must
+ * be good on every platform measured there, and where no algorithm is
+ * good on all of them at one p and size, that size takes the one with the
+ * smallest summed time / best over the platforms: a choice is kept only
+ * where it holds across them.  --hold-out COL=VALUE keeps the matching
+ * rows out of the tree and checks the tree on them alone (held-out
+ * regret, per group).
+ *
  * The file is validated (ch4coll_validate) and then checked: every
  * measured cell is explained through the file (ch4coll_explain file=) and
  * the time of the algorithm it selects is compared with the cell's best
@@ -68,6 +77,12 @@ typedef struct {
     int quiet;
     int nwhere;
     char *where_col[MAX_WHERE], *where_val[MAX_WHERE];
+    const char *group_col; /* --group */
+    int nhold;             /* --hold-out */
+    char *hold_col[MAX_WHERE], *hold_val[MAX_WHERE];
+    int nppn_of; /* --ppn-of COL=VALUE:K */
+    char *ppn_col[MAX_WHERE], *ppn_val[MAX_WHERE];
+    int ppn_of[MAX_WHERE];
 } opts_t;
 
 /* ---------------------------------------------------------------- data */
@@ -79,6 +94,8 @@ typedef struct {
     long long b; /* bytes per rank */
     int alg;     /* index into the collective's algs[] */
     double t;    /* seconds */
+    int group;   /* index into groups[] (--group), else 0 */
+    int held;    /* --hold-out: checked only */
 } row_t;
 
 typedef struct {
@@ -89,6 +106,8 @@ typedef struct {
 
 static coll_t colls[32];
 static int ncolls;
+static char groups[64][40]; /* --group's values, in order of appearance */
+static int ngroups = 1;
 static row_t *rows;
 static size_t nrows, caprows;
 
@@ -96,6 +115,7 @@ static size_t nrows, caprows;
 typedef struct {
     long p;
     long long b;
+    int group;
     double t[MAX_ALGS]; /* 0: not measured */
     double best;
     uint64_t good;
@@ -230,8 +250,8 @@ static int column(char **h, int n, const char *const *names)
 }
 
 typedef struct {
-    int coll, p, ppn, bytes, alg, sec, us;
-    int where[MAX_WHERE];
+    int coll, p, ppn, bytes, alg, sec, us, group;
+    int where[MAX_WHERE], hold[MAX_WHERE], ppn_of[MAX_WHERE];
 } cols_t;
 
 static void header(char **h, int n, const opts_t *o, const char *path,
@@ -273,6 +293,42 @@ static void header(char **h, int n, const opts_t *o, const char *path,
         if (c->where[i] < 0)
             die("--where: no column '%s' in the input", o->where_col[i]);
     }
+    for (i = 0; i < o->nhold; i++) {
+        const char *names[] = {o->hold_col[i], NULL};
+
+        c->hold[i] = column(h, n, names);
+        if (c->hold[i] < 0)
+            die("--hold-out: no column '%s' in the input", o->hold_col[i]);
+    }
+    for (i = 0; i < o->nppn_of; i++) {
+        const char *names[] = {o->ppn_col[i], NULL};
+
+        c->ppn_of[i] = column(h, n, names);
+        if (c->ppn_of[i] < 0)
+            die("--ppn-of: no column '%s' in the input", o->ppn_col[i]);
+    }
+    c->group = -1;
+    if (o->group_col) {
+        const char *names[] = {o->group_col, NULL};
+
+        c->group = column(h, n, names);
+        if (c->group < 0)
+            die("--group: no column '%s' in the input", o->group_col);
+    }
+}
+
+/* The index of group value v, added if new. */
+static int group_index(const char *v)
+{
+    int g;
+
+    for (g = 0; g < ngroups; g++)
+        if (strcmp(groups[g], v) == 0)
+            return g;
+    if (ngroups == (int) (sizeof groups / sizeof groups[0]))
+        die("more than 64 values of --group's column (%s)", v);
+    snprintf(groups[ngroups], sizeof groups[0], "%s", v);
+    return ngroups++;
 }
 
 static int parse_num(const char *s, double *v)
@@ -316,8 +372,12 @@ static long read_csv(const char *path, const opts_t *o)
                 c.where[i] < n && strcmp(fl[c.where[i]], o->where_val[i]) == 0;
         if (!keep)
             continue;
+        for (i = 0; i < o->nppn_of; i++)
+            if (c.ppn_of[i] < n && strcmp(fl[c.ppn_of[i]], o->ppn_val[i]) == 0)
+                ppn = o->ppn_of[i];
         if (c.coll >= n || c.p >= n || c.bytes >= n || c.alg >= n ||
-            !parse_num(fl[c.p], &p) || !parse_num(fl[c.bytes], &b) ||
+            c.group >= n || !parse_num(fl[c.p], &p) ||
+            !parse_num(fl[c.bytes], &b) ||
             (c.ppn >= 0 && (c.ppn >= n || !parse_num(fl[c.ppn], &ppn)))) {
             fprintf(stderr, "ch4coll-tune: %s:%ld: malformed row, skipped\n",
                     path, lineno);
@@ -349,6 +409,12 @@ static long read_csv(const char *path, const opts_t *o)
         r.b = (long long) b;
         r.alg = alg_index(&colls[ci], fl[c.alg]);
         r.t = t;
+        /* group 0 is the unnamed one of input without --group */
+        r.group = c.group >= 0 ? group_index(fl[c.group]) : 0;
+        r.held = 0;
+        for (i = 0; i < o->nhold; i++)
+            r.held |=
+                c.hold[i] < n && strcmp(fl[c.hold[i]], o->hold_val[i]) == 0;
         if (nrows == caprows) {
             caprows = caprows ? 2 * caprows : 1024;
             rows = xrealloc(rows, caprows * sizeof *rows);
@@ -364,6 +430,8 @@ static int by_cell(const void *a_, const void *b_)
 {
     const row_t *a = a_, *b = b_;
 
+    if (a->held != b->held)
+        return a->held - b->held;
     if (a->coll != b->coll)
         return a->coll - b->coll;
     if (a->ppn != b->ppn)
@@ -372,7 +440,7 @@ static int by_cell(const void *a_, const void *b_)
         return a->p < b->p ? -1 : 1;
     if (a->b != b->b)
         return a->b < b->b ? -1 : 1;
-    return 0;
+    return a->group - b->group;
 }
 
 /* ------------------------------------------------------- segmentation */
@@ -476,6 +544,11 @@ static int segment(const plane_t *pl, long p_lo, long p_hi,
                 if (pl->c[i].b == sizes[k] && pl->c[i].p >= p_lo &&
                     pl->c[i].p <= p_hi)
                     g &= pl->c[i].good;
+        if (k < ns && g == 0 && p_lo == p_hi) {
+            /* platforms disagree at this p and size: the compromise */
+            int a = cheapest(pl, p_lo, p_hi, sizes[k], sizes[k], ~UINT64_C(0));
+            g = a >= 0 ? UINT64_C(1) << a : 0;
+        }
         if (k < ns && g == 0)
             return 0;
         if (k > 0 && (k == ns || !(cur & g))) {
@@ -758,6 +831,7 @@ static void usage(FILE *f)
         "usage: ch4coll-tune [-o FILE | --evaluate TREE] [--base FILE]\n"
         "                    [--tolerance PCT]"
         " [--where COL=VALUE]... [--map PREFIX]\n"
+        "                    [--group COL] [--hold-out COL=VALUE]...\n"
         "                    [--quiet] CSV...\n"
         "Write a tuning file (JSON selection tree) from measured times.\n\n"
         "  CSV               files with a header naming the columns "
@@ -791,6 +865,23 @@ static void usage(FILE *f)
         "';' may\n"
         "                    separate parameters (maint/smpi-compare: "
         "ran)\n"
+        "  --group COL       the rows' platform: a cell is (collective, ppn, "
+        "p,\n"
+        "                    bytes, COL), so a choice must hold on every "
+        "platform\n"
+        "                    measured (where none does at one p and size, "
+        "the one\n"
+        "                    with the smallest summed time / best); the "
+        "summary\n"
+        "                    gives the regret per platform\n"
+        "  --ppn-of COL=VALUE:K\n"
+        "                    the rows whose column COL is VALUE have K ranks "
+        "per\n"
+        "                    node (a platform's; repeatable)\n"
+        "  --hold-out COL=VALUE\n"
+        "                    learn without the matching rows and check the "
+        "tree on\n"
+        "                    them alone: the held-out regret (repeatable)\n"
         "  --map PREFIX      PREFIX-<collective>.png: the selection, bytes x "
         "p\n"
         "                    (gnuplot; the .dat and .gp files stay beside)\n"
@@ -821,11 +912,14 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"evaluate", required_argument, NULL, 'e'},
         {"ppn", required_argument, NULL, 'P'},
         {"algorithm-column", required_argument, NULL, 'A'},
+        {"group", required_argument, NULL, 'G'},
+        {"ppn-of", required_argument, NULL, 'K'},
+        {"hold-out", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int ch;
     double v;
-    char *eq;
+    char *eq, *colon;
 
     o->out = "tuned.json";
     o->base = CH4COLL_TUNINGDIR "/default.json";
@@ -865,6 +959,29 @@ static void parse_args(int argc, char **argv, opts_t *o)
         case 'A':
             o->algo_col = optarg;
             break;
+        case 'G':
+            o->group_col = optarg;
+            break;
+        case 'K':
+            eq = strchr(optarg, '=');
+            colon = eq ? strrchr(eq, ':') : NULL;
+            if (!eq || eq == optarg || !colon || o->nppn_of == MAX_WHERE ||
+                !parse_num(colon + 1, &v) || v < 1 || v > 1 << 20 ||
+                v != (int) v)
+                die("--ppn-of takes COL=VALUE:K (at most 8), not '%s'", optarg);
+            *eq = *colon = '\0';
+            o->ppn_col[o->nppn_of] = optarg;
+            o->ppn_val[o->nppn_of] = eq + 1;
+            o->ppn_of[o->nppn_of++] = (int) v;
+            break;
+        case 'H':
+            eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || o->nhold == MAX_WHERE)
+                die("--hold-out takes COL=VALUE (at most 8), not '%s'", optarg);
+            *eq = '\0';
+            o->hold_col[o->nhold] = optarg;
+            o->hold_val[o->nhold++] = eq + 1;
+            break;
         case 'P':
             if (!parse_num(optarg, &v) || v < 1 || v > 1 << 20 || v != (int) v)
                 die("--ppn takes a positive integer, not '%s'", optarg);
@@ -886,29 +1003,31 @@ static void parse_args(int argc, char **argv, opts_t *o)
 
 /* The planes of collective ci (one per ppn) from the sorted rows at *at;
  * good sets with tolerance tol. */
-static int planes_of(int ci, size_t *at, plane_t *pl, int max, double tol)
+static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
+                     double tol)
 {
     int np = 0, a, i;
 
-    while (*at < nrows && rows[*at].coll == ci) {
+    while (*at < end && rows[*at].coll == ci) {
         plane_t *P = &pl[np++];
 
         if (np > max)
             die("more than 16 ppn values for %s", colls[ci].name);
         memset(P, 0, sizeof *P);
         P->ppn = rows[*at].ppn;
-        for (; *at < nrows && rows[*at].coll == ci && rows[*at].ppn == P->ppn;
+        for (; *at < end && rows[*at].coll == ci && rows[*at].ppn == P->ppn;
              (*at)++) {
             const row_t *r = &rows[*at];
             cell_t *c;
 
             if (P->n == 0 || P->c[P->n - 1].p != r->p ||
-                P->c[P->n - 1].b != r->b) {
+                P->c[P->n - 1].b != r->b || P->c[P->n - 1].group != r->group) {
                 P->c = xrealloc(P->c, (size_t) (P->n + 1) * sizeof *P->c);
                 c = &P->c[P->n++];
                 memset(c, 0, sizeof *c);
                 c->p = r->p;
                 c->b = r->b;
+                c->group = r->group;
                 if (P->np == 0 || P->ps[P->np - 1] != r->p) {
                     if (P->np == (int) (sizeof P->ps / sizeof P->ps[0]))
                         die("more than 1024 communicator sizes for %s",
@@ -969,31 +1088,63 @@ typedef struct {
     char worst_cell[256];
 } check_t;
 
-static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k)
+/* One checked cell into k. */
+static void check_add(const opts_t *o, check_t *k, int ci, const plane_t *P,
+                      const cell_t *cell, const char *sel, double t)
+{
+    k->checked++;
+    if (t <= 0) {
+        k->unknown++;
+        return;
+    }
+    k->agree += t <= cell->best * (1 + o->tol);
+    k->log_regret += log(t / cell->best);
+    if (t / cell->best > k->worst) {
+        k->worst = t / cell->best;
+        snprintf(k->worst_cell, sizeof k->worst_cell,
+                 "%.40s p=%ld ppn=%d bytes=%lld: %.180s", colls[ci].name,
+                 cell->p, P->ppn, cell->b, sel);
+    }
+}
+
+/* Every cell of P into k, and into kg[its group]. */
+static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k,
+                        check_t *kg)
 {
     int j;
 
     for (j = 0; j < P->n; j++) {
         const cell_t *cell = &P->c[j];
-        char sel[256];
-        double t;
+        char sel[256] = "";
+        double t = 0;
 
-        progress(o, ++k->checked, k->cells);
+        progress(o, k->checked + 1, k->cells);
         if (explain(o->out, colls[ci].name, cell->p, P->ppn, cell->b, sel,
-                    sizeof sel) != 0 ||
-            (t = time_of(&colls[ci], cell, sel)) <= 0) {
-            k->unknown++;
-            continue;
-        }
-        k->agree += t <= cell->best * (1 + o->tol);
-        k->log_regret += log(t / cell->best);
-        if (t / cell->best > k->worst) {
-            k->worst = t / cell->best;
-            snprintf(k->worst_cell, sizeof k->worst_cell,
-                     "%.40s p=%ld ppn=%d bytes=%lld: %.180s", colls[ci].name,
-                     cell->p, P->ppn, cell->b, sel);
-        }
+                    sizeof sel) == 0)
+            t = time_of(&colls[ci], cell, sel);
+        check_add(o, k, ci, P, cell, sel, t);
+        kg[cell->group].cells++;
+        check_add(o, &kg[cell->group], ci, P, cell, sel, t);
     }
+}
+
+/* The summary line of k, after prefix. */
+static void report(const opts_t *o, const char *prefix, const check_t *k)
+{
+    long known = k->cells - k->unknown;
+
+    fprintf(stderr,
+            "ch4coll-tune: %s%ld cells: a good algorithm (within %.0f%% of the "
+            "best) in %ld, regret geomean %.3f, worst %.2fx%s%s%s\n",
+            prefix, k->cells, o->tol * 100, k->agree,
+            known ? exp(k->log_regret / (double) known) : 1.0, k->worst,
+            k->worst_cell[0] ? " (" : "", k->worst_cell,
+            k->worst_cell[0] ? ")" : "");
+    if (k->unknown)
+        fprintf(stderr,
+                "ch4coll-tune: %s%ld cells select an algorithm that was not "
+                "measured there\n",
+                prefix, k->unknown);
 }
 
 /* The base tree with the measured collectives' branches replaced,
@@ -1033,14 +1184,14 @@ static void write_tree(const opts_t *o, plane_t (*planes)[16],
 
 int main(int argc, char **argv)
 {
-    static plane_t planes[32][16];
-    int nplanes[32] = {0};
+    static plane_t planes[32][16], held[32][16];
+    int nplanes[32] = {0}, nheld[32] = {0};
     opts_t o = {0};
-    int i, ci, k;
+    int i, ci, k, g;
     long skipped = 0;
-    check_t chk = {0};
+    check_t chk = {0}, gchk[64];
     char msg[4096];
-    size_t at = 0;
+    size_t at = 0, nlearn = 0;
 
     parse_args(argc, argv, &o);
     for (i = optind; i < argc; i++)
@@ -1048,9 +1199,15 @@ int main(int argc, char **argv)
     if (nrows == 0)
         die("%s", "no usable rows in the input (see --help for the columns)");
     qsort(rows, nrows, sizeof *rows, by_cell);
+    while (nlearn < nrows && !rows[nlearn].held)
+        nlearn++;
+    if (nlearn == 0 && !o.evaluate)
+        die("%s", "--hold-out leaves no rows to learn from");
 
     for (ci = 0; ci < ncolls; ci++)
-        nplanes[ci] = planes_of(ci, &at, planes[ci], 16, o.tol);
+        nplanes[ci] = planes_of(ci, &at, nlearn, planes[ci], 16, o.tol);
+    for (ci = 0; ci < ncolls; ci++)
+        nheld[ci] = planes_of(ci, &at, nrows, held[ci], 16, o.tol);
     if (!o.evaluate)
         write_tree(&o, planes, nplanes);
     if (ch4coll_validate(o.out, msg, sizeof msg) != 0) {
@@ -1058,33 +1215,31 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* the check: on the held-out rows if there are any */
+    memset(gchk, 0, sizeof gchk);
     chk.worst = 1;
+    for (g = 0; g < ngroups; g++)
+        gchk[g].worst = 1;
     for (ci = 0; ci < ncolls; ci++)
-        for (k = 0; k < nplanes[ci]; k++)
-            chk.cells += planes[ci][k].n;
-    for (ci = 0; ci < ncolls; ci++)
-        for (k = 0; k < nplanes[ci]; k++) {
-            check_plane(&o, ci, &planes[ci][k], &chk);
-            if (o.map)
-                draw_map(&o, o.out, &colls[ci], &planes[ci][k], nplanes[ci]);
-        }
+        for (k = 0; k < (nlearn < nrows ? nheld : nplanes)[ci]; k++)
+            chk.cells += (nlearn < nrows ? held : planes)[ci][k].n;
+    for (ci = 0; ci < ncolls; ci++) {
+        for (k = 0; k < (nlearn < nrows ? nheld : nplanes)[ci]; k++)
+            check_plane(&o, ci, &(nlearn < nrows ? held : planes)[ci][k], &chk,
+                        gchk);
+        for (k = 0; o.map && k < nplanes[ci]; k++)
+            draw_map(&o, o.out, &colls[ci], &planes[ci][k], nplanes[ci]);
+    }
     if (!o.quiet) {
-        long known = chk.cells - chk.unknown;
-
-        fprintf(stderr,
-                "ch4coll-tune: %s %s (valid); %zu rows used, %ld skipped; "
-                "%ld cells: a good algorithm (within %.0f%% of the best) in "
-                "%ld, regret geomean %.3f, worst %.2fx%s%s%s\n",
-                o.evaluate ? "evaluated" : "wrote", o.out, nrows, skipped,
-                chk.cells, o.tol * 100, chk.agree,
-                known ? exp(chk.log_regret / (double) known) : 1.0, chk.worst,
-                chk.worst_cell[0] ? " (" : "", chk.worst_cell,
-                chk.worst_cell[0] ? ")" : "");
-        if (chk.unknown)
-            fprintf(stderr,
-                    "ch4coll-tune: %ld cells select an algorithm that was "
-                    "not measured there\n",
-                    chk.unknown);
+        snprintf(msg, sizeof msg,
+                 "%s %s (valid); %zu rows used, %ld skipped; %s",
+                 o.evaluate ? "evaluated" : "wrote", o.out, nrows, skipped,
+                 nlearn < nrows ? "held out: " : "");
+        report(&o, msg, &chk);
+        for (g = o.group_col ? 1 : ngroups; g < ngroups; g++) {
+            snprintf(msg, sizeof msg, "%s=%s: ", o.group_col, groups[g]);
+            report(&o, msg, &gchk[g]);
+        }
     }
     return 0;
 }
