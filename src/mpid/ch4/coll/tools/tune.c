@@ -80,7 +80,8 @@ typedef struct {
     const char *group_col; /* --group */
     int nhold;             /* --hold-out */
     char *hold_col[MAX_WHERE], *hold_val[MAX_WHERE];
-    int nppn_of; /* --ppn-of COL=VALUE:K */
+    int hierarchy; /* --hierarchy */
+    int nppn_of;   /* --ppn-of COL=VALUE:K */
     char *ppn_col[MAX_WHERE], *ppn_val[MAX_WHERE];
     int ppn_of[MAX_WHERE];
 } opts_t;
@@ -831,7 +832,9 @@ static void usage(FILE *f)
         "usage: ch4coll-tune [-o FILE | --evaluate TREE] [--base FILE]\n"
         "                    [--tolerance PCT]"
         " [--where COL=VALUE]... [--map PREFIX]\n"
-        "                    [--group COL] [--hold-out COL=VALUE]...\n"
+        "                    [--group COL] [--ppn-of COL=VALUE:K]... "
+        "[--hierarchy]\n"
+        "                    [--hold-out COL=VALUE]...\n"
         "                    [--quiet] CSV...\n"
         "Write a tuning file (JSON selection tree) from measured times.\n\n"
         "  CSV               files with a header naming the columns "
@@ -878,6 +881,14 @@ static void usage(FILE *f)
         "                    the rows whose column COL is VALUE have K ranks "
         "per\n"
         "                    node (a platform's; repeatable)\n"
+        "  --hierarchy       several ppn: those above 1 under "
+        "comm_hierarchy=parent\n"
+        "                    (several nodes sharing ranks), ppn 1 for every "
+        "other\n"
+        "                    communicator (one node, one rank per node), as "
+        "the\n"
+        "                    default tree; without it comm_avg_ppn<=K "
+        "branches\n"
         "  --hold-out COL=VALUE\n"
         "                    learn without the matching rows and check the "
         "tree on\n"
@@ -914,6 +925,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"algorithm-column", required_argument, NULL, 'A'},
         {"group", required_argument, NULL, 'G'},
         {"ppn-of", required_argument, NULL, 'K'},
+        {"hierarchy", no_argument, NULL, 'Y'},
         {"hold-out", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -961,6 +973,9 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'G':
             o->group_col = optarg;
+            break;
+        case 'Y':
+            o->hierarchy = 1;
             break;
         case 'K':
             eq = strchr(optarg, '=');
@@ -1055,29 +1070,41 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
 }
 
 /* The tree of collective ci: its planes under comm_avg_ppn keys when there
- * are several. */
-static json_object *coll_tree(int ci, const plane_t *pl, int np, int *ranges)
+ * are several; with hierarchy, those of more than one rank per node under
+ * comm_hierarchy=parent (several nodes sharing ranks), the one-rank-per-
+ * node plane after it for every other communicator (one rank per node,
+ * one node). */
+static json_object *coll_tree(int ci, const plane_t *pl, int np, int hierarchy,
+                              int *ranges)
 {
     coll_t *c = &colls[ci];
-    json_object *top = json_object_new_object();
-    int comm_only[MAX_ALGS] = {0}, k;
+    json_object *top = json_object_new_object(), *in = top;
+    int comm_only[MAX_ALGS] = {0}, k, flat = -1, nin = np;
     char key[64];
 
     for (k = 0; k < c->nalgs; k++)
         catalog_has(c->name, c->algs[k], &comm_only[k]);
-    for (k = 0; k < np; k++) {
+    if (hierarchy && pl[0].ppn == 1 && np > 1) {
+        flat = 0; /* planes are sorted by ppn */
+        nin = np - 1;
+        in = json_object_new_object();
+        json_object_object_add(top, "comm_hierarchy=parent", in);
+    }
+    for (k = flat + 1; k < np; k++) {
         json_object *t = plane_tree(&pl[k], c, comm_only, ranges);
 
-        if (np == 1) {
-            merge_into(top, t);
+        if (nin == 1) {
+            merge_into(in, t);
             break;
         }
         if (k == np - 1)
             snprintf(key, sizeof key, "comm_avg_ppn=any");
         else
             snprintf(key, sizeof key, "comm_avg_ppn<=%d", pl[k].ppn);
-        json_object_object_add(top, key, t);
+        json_object_object_add(in, key, t);
     }
+    if (flat == 0)
+        merge_into(top, plane_tree(&pl[0], c, comm_only, ranges));
     return top;
 }
 
@@ -1163,8 +1190,9 @@ static void write_tree(const opts_t *o, plane_t (*planes)[16],
         int ranges = 0;
 
         snprintf(key, sizeof key, "collective=%.40s", colls[ci].name);
-        json_object_object_add(root, key,
-                               coll_tree(ci, planes[ci], nplanes[ci], &ranges));
+        json_object_object_add(
+            root, key,
+            coll_tree(ci, planes[ci], nplanes[ci], o->hierarchy, &ranges));
         if (!o->quiet)
             fprintf(stderr,
                     "ch4coll-tune: %-22s %2d algorithm(s) measured, %d "
