@@ -281,31 +281,48 @@ static void make_leaf(loader_t *L, ch4coll_tnode_t *n, const char *key,
     leaf_params(L, n, val, path);
 }
 
+/* A top-level "comment": "text" (how the file was made): not a node. */
+static int is_comment(int at, const char *key, json_object *val)
+{
+    return at == 0 && strcmp(key, "comment") == 0 &&
+           json_object_is_type(val, json_type_string);
+}
+
 /* Build the children of node `at` from obj; coll is the collective of the
  * enclosing collective= key (-1 for one ch4coll does not run). */
 static void build(loader_t *L, int at, json_object *obj, int coll,
                   int coll_known)
 {
     ch4coll_tree_t *t = L->t;
-    int first, k = 0, seen_any = 0;
+    int first, k = 0, seen_any = 0, nkids = 0;
     char perr[768];
 
     if (!json_object_is_type(obj, json_type_object)) {
         fail_at(L, t->paths + t->n[at].path, "expected an object%s%s", "", "");
         return;
     }
-    if (grow_nodes(t, json_object_object_length(obj)) != 0) {
+    {
+        json_object_object_foreach(obj, key, val)
+        {
+            nkids += !is_comment(at, key, val);
+        }
+    }
+    if (grow_nodes(t, nkids) != 0) {
         fail_at(L, NULL, "out of memory%s%s", "", "");
         return;
     }
     first = t->nn;
     t->n[at].first = first;
-    t->n[at].nchild = json_object_object_length(obj);
+    t->n[at].nchild = nkids;
     t->nn += t->n[at].nchild;
     json_object_object_foreach(obj, key, val)
     {
-        ch4coll_tnode_t *n = &t->n[first + k];
-        int path = add_path(t, t->n[at].path, key), ccoll = coll;
+        ch4coll_tnode_t *n;
+        int path, ccoll = coll;
+        if (is_comment(at, key, val))
+            continue;
+        n = &t->n[first + k];
+        path = add_path(t, t->n[at].path, key);
         memset(n, 0, sizeof *n);
         n->path = path;
         k++;

@@ -80,8 +80,9 @@ typedef struct {
     const char *group_col; /* --group */
     int nhold;             /* --hold-out */
     char *hold_col[MAX_WHERE], *hold_val[MAX_WHERE];
-    int hierarchy; /* --hierarchy */
-    int nppn_of;   /* --ppn-of COL=VALUE:K */
+    int hierarchy;       /* --hierarchy */
+    const char *comment; /* --comment */
+    int nppn_of;         /* --ppn-of COL=VALUE:K */
     char *ppn_col[MAX_WHERE], *ppn_val[MAX_WHERE];
     int ppn_of[MAX_WHERE];
 } opts_t;
@@ -889,6 +890,8 @@ static void usage(FILE *f)
         "the\n"
         "                    default tree; without it comm_avg_ppn<=K "
         "branches\n"
+        "  --comment TEXT    the file's top-level \"comment\": how it was "
+        "made\n"
         "  --hold-out COL=VALUE\n"
         "                    learn without the matching rows and check the "
         "tree on\n"
@@ -926,6 +929,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"group", required_argument, NULL, 'G'},
         {"ppn-of", required_argument, NULL, 'K'},
         {"hierarchy", no_argument, NULL, 'Y'},
+        {"comment", required_argument, NULL, 'C'},
         {"hold-out", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -976,6 +980,9 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'Y':
             o->hierarchy = 1;
+            break;
+        case 'C':
+            o->comment = optarg;
             break;
         case 'K':
             eq = strchr(optarg, '=');
@@ -1185,6 +1192,15 @@ static void write_tree(const opts_t *o, plane_t (*planes)[16],
 
     if (!root || !json_object_is_type(root, json_type_object))
         die("cannot read the base tree %s (--base)", o->base);
+    json_object_object_del(root, "comment"); /* the base's, not this file's */
+    if (o->comment) {                        /* first in the file */
+        json_object *top = json_object_new_object();
+
+        json_object_object_add(top, "comment",
+                               json_object_new_string(o->comment));
+        merge_into(top, root);
+        root = top;
+    }
     for (ci = 0; ci < ncolls; ci++) {
         char key[64];
         int ranges = 0;
@@ -1203,8 +1219,9 @@ static void write_tree(const opts_t *o, plane_t (*planes)[16],
     if (!f)
         die("cannot write %s", o->out);
     fprintf(f, "%s\n",
-            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                     JSON_C_TO_STRING_SPACED));
+            json_object_to_json_string_ext(
+                root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                          JSON_C_TO_STRING_NOSLASHESCAPE));
     if (fclose(f) != 0)
         die("cannot write %s", o->out);
     json_object_put(root);
