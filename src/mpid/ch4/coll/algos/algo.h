@@ -252,6 +252,8 @@ int ch4coll_reduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
 int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                          const int64_t *);
+int ch4coll_reduce_knomial(ch4coll_sched_t *, const ch4coll_args_t *,
+                           const int64_t *);
 int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
                              const int64_t *);
 int ch4coll_allgatherv_linear(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -428,6 +430,8 @@ double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *, const int64_t *,
                                        const ch4coll_model_t *);
 double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
+double ch4coll_cost_reduce_knomial(const ch4coll_args_t *, const int64_t *,
+                                   const ch4coll_model_t *);
 double ch4coll_cost_reduce_chain(const ch4coll_args_t *, const int64_t *,
                                  const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,

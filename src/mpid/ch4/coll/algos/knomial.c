@@ -1,5 +1,5 @@
 /*
- * knomial.c - k-nomial tree bcast and tree barrier.
+ * knomial.c - k-nomial tree bcast, reduce and tree barrier.
  *
  * Source: NEC MPI/SX section 3.3 ("for small messages the best possible
  * algorithm is a binomial tree") and section 3.2 (a software barrier over
@@ -25,6 +25,19 @@
  *          has its message i (alpha + n beta) after its parent, and only one
  *          child of a node is a partial subtree (O(k log^2 p)).  E.g. p = 96,
  *          k = 4: 10 (alpha + n beta), not 4 * 3.  No scratch.
+ * reduce   the bcast's tree upside down (commutative ops: the tree is
+ *          rooted at the root, whose relative ranks are not rank order):
+ *          every rank posts the receives of all its children's partials
+ *          at once, each into a scratch vector of its own (so that they
+ *          travel together where a rank takes several messages at once:
+ *          SimGrid's hosts, MVAPICH2's k-nomial reduce), folds them into
+ *          its partial smallest subtree first, then sends the partial to
+ *          its parent; the root's last child lands in the receive buffer
+ *          unless that holds the root's input.  With one receive port and
+ *          a fold per child, T is the barrier's gather below with alpha +
+ *          n (beta + gamma) per message: L (k-1)(alpha + n beta + n gamma)
+ *          for p = k^L.  Scratch: n per child (at most (k-1) ceil(log_k
+ *          p) n, at the root), so it is for short vectors.
  * barrier  gather empty messages to the root up the same tree (a node sends
  *          to its parent once all its children have reported), then the
  *          release goes down the tree: the root sends once everyone has
@@ -34,8 +47,9 @@
  *          receive port has served the smaller ones; for other p the cost
  *          function runs both walks.  No scratch.
  *
- * Restrictions: none; any p, any count (count 0 is a no-op), any root.
- * Parameters: radix (bcast and barrier), default 4, range 2..64.
+ * Restrictions: reduce commutative ops only; any p, any count (count 0
+ * is a no-op), any root.
+ * Parameters: radix (bcast, reduce and barrier), default 4, range 2..64.
  *
  * Worked example, p = 10, radix 3, root 2 (relative ranks in brackets):
  *   [0] -> [9] (m = 9), [3], [6] (m = 3), [1], [2] (m = 1)
@@ -44,6 +58,10 @@
  *   bcast: 3 levels; the root's 5 sends go out largest subtree first, so
  *   [2] has the message after 5 (alpha + n beta), [5] after 2 + 2 and [8]
  *   after 3 + 2: T = 5 (alpha + n beta).
+ *   reduce (the same tree, root 2): 5 folds 6's and 7's partials, 8 folds
+ *   9's and 0's, and sends on; the root folds 4, 3 (m = 1), 8, 5 (m = 3)
+ *   and last 1 ([9], alone: 9 + 3 >= 10), whose partial lands in the
+ *   receive buffer: T = 5 (alpha + n beta + n gamma), the bcast's.
  *   barrier (the same shape rooted at rank 0): 4, 5 report to 3 and 7, 8
  *   to 6 (by 2 alpha); 9, 1, 2 reach 0 by 3 alpha, 3 and 6 by 5 alpha; 0
  *   releases 9, 3, 6, 1, 2 in that order (6 alpha .. 10 alpha); 3 and 6
@@ -89,6 +107,50 @@ int ch4coll_bcast_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
             s, buf, a->count,
             ch4coll_abs(ch4coll_knomial_child(vr, k, p, i), root, p), 0, 2, d);
     }
+    return CH4COLL_OK;
+}
+
+/* ----------------------------------------------------------------- reduce */
+
+int ch4coll_reduce_knomial(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    int p = a->size, k = (int) params[0], root = a->root, rank = a->rank;
+    int vr = ch4coll_rel(rank, root, p), parent, nch, i, j, tmp = -1, d[2];
+    int prev = -1, direct;
+    ch4coll_ref_t acc, at;
+
+    if (!radix_ok(params[0]))
+        return CH4COLL_ERR_ARG;
+    if (a->count == 0)
+        return CH4COLL_OK;
+    acc = ch4coll_ref(
+        rank == root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, 0);
+    parent = ch4coll_knomial_parent(vr, k);
+    nch = ch4coll_knomial_nchildren(vr, k, p);
+    /* the root's last child straight into the receive buffer, unless that
+     * holds the root's own input */
+    direct = rank == root && acc.buf != CH4COLL_BUF_RECV;
+    if (nch > direct)
+        tmp = ch4coll_sched_scratch(s, (size_t) (nch - direct) * a->count);
+    for (i = nch - 1, j = 0; i >= 0; i--, j++) { /* smallest subtree first */
+        at = direct && i == 0
+                 ? ch4coll_ref(CH4COLL_BUF_RECV, 0)
+                 : ch4coll_ref(tmp, ch4coll_eoff(a, (size_t) j * a->count));
+        d[0] = ch4coll_sched_recv(
+            s, at, a->count,
+            ch4coll_abs(ch4coll_knomial_child(vr, k, p, i), root, p), 0, 0,
+            NULL);
+        d[1] = prev;
+        prev = ch4coll_sched_reduce(s, acc, at, a->count, prev >= 0 ? 2 : 1, d);
+        acc = at; /* acc op child, in the child's buffer */
+    }
+    if (parent >= 0)
+        ch4coll_sched_send(s, acc, a->count, ch4coll_abs(parent, root, p), 0,
+                           ch4coll_dep1(prev, d), d);
+    else if (acc.buf != CH4COLL_BUF_RECV)
+        ch4coll_sched_copy(s, acc, ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count,
+                           ch4coll_dep1(prev, d), d);
     return CH4COLL_OK;
 }
 
@@ -240,6 +302,22 @@ double ch4coll_cost_bcast_knomial(const ch4coll_args_t *a,
         return 0.0;
     return kn_down(p, ch4coll_knomial_limit(0, k, p), k,
                    m->alpha + (double) a->count * m->beta);
+}
+
+/* The barrier's gather with a message and a fold per child. */
+double ch4coll_cost_reduce_knomial(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    int p = a->size, k = (int) params[0];
+    double n = ch4coll_nbytes(a, 1) * (double) a->count;
+
+    if (!radix_ok(params[0]))
+        return HUGE_VAL;
+    if (a->count == 0 || p == 1)
+        return 0.0;
+    return kn_up(p, ch4coll_knomial_limit(0, k, p), k,
+                 m->alpha + n * (m->beta + m->gamma));
 }
 
 double ch4coll_cost_barrier_tree(const ch4coll_args_t *a, const int64_t *params,
