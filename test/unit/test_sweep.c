@@ -9,10 +9,10 @@
  * complete only when matched), so buffer reuse hazards and reliance on
  * buffering are caught. Algorithms with parameters are swept again with each
  * parameter at its minimum, between minimum and default, and above the default
- * (p <= 32); a block count ("blocks") with n = 1, 2, 3, 5, 8, 17, 64 at
- * every p. CH4COLL_TEST_QUICK=1 keeps p = 1, 2, 3, 5, 6, 7, 12 (unit.h:
- * sanitizer and valgrind runs); CH4COLL_SWEEP_SHARD=k/n runs the k-th of n
- * shards of the cases.
+ * (p <= 32); a block count ("blocks") with n = 1, 2, 3, 5, 8, 17, 64 and
+ * a step count ("steps") with 1, 2, 3, 4 at every p. CH4COLL_TEST_QUICK=1 keeps
+ * p = 1, 2, 3, 5, 6, 7, 12 (unit.h: sanitizer and valgrind runs);
+ * CH4COLL_SWEEP_SHARD=k/n runs the k-th of n shards of the cases.
  *
  * Algorithms that follow the node map (CH4COLL_F_NODES, and those that need
  * several nodes) are swept again on virtual nodes: ppn 1, 2, 3, 4, 8,
@@ -138,17 +138,21 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
 
 /* A block count (the circulant schedules): the periods, the clamp of the
  * last one and counts below n all differ with n, so a spread of n at
- * every p. */
-static int sweep_blocks(const ch4coll_algo_t *al, int i)
+ * every p.  A step count (Bruck's radix): one step (linear), the meshes
+ * of two and three dimensions and four, at every p, where the radix and
+ * the short last step differ with p. */
+static const int64_t blocks_list[] = {1, 2, 3, 5, 8, 17, 64, 0};
+static const int64_t steps_list[] = {1, 2, 3, 4, 0};
+
+static int sweep_list(const ch4coll_algo_t *al, int i, const int64_t *list)
 {
-    static const int64_t nlist[] = {1, 2, 3, 5, 8, 17, 64};
     int64_t params[CH4COLL_MAX_PARAMS];
     int k, fails = 0;
 
-    for (k = 0; k < (int) (sizeof nlist / sizeof nlist[0]); k++) {
+    for (k = 0; list[k] != 0; k++) {
         ch4coll_algo_default_params(al, params);
-        params[i] = nlist[k];
-        fprintf(stderr, "  blocks=%lld\n", (long long) nlist[k]);
+        params[i] = list[k];
+        fprintf(stderr, "  %s=%lld\n", al->params[i].name, (long long) list[k]);
         fails += sweep_algo(al, params, 1 << 30);
     }
     return fails;
@@ -156,7 +160,7 @@ static int sweep_blocks(const ch4coll_algo_t *al, int i)
 
 /* Every parameter at its minimum, at values between minimum and default
  * and just above the default, the others at their defaults, up to p = 32;
- * a block count at a spread of values at every p. */
+ * a block or step count at a spread of values at every p. */
 static int sweep_params(const ch4coll_algo_t *al)
 {
     int64_t params[CH4COLL_MAX_PARAMS];
@@ -166,8 +170,9 @@ static int sweep_params(const ch4coll_algo_t *al)
         const ch4coll_param_def_t *d = &al->params[i];
         int64_t vals[4] = {d->min, d->min + 1, (d->min + d->def) / 2 + 1,
                            d->def + 3};
-        if (strcmp(d->name, "blocks") == 0) {
-            fails += sweep_blocks(al, i);
+        if (strcmp(d->name, "blocks") == 0 || strcmp(d->name, "steps") == 0) {
+            fails +=
+                sweep_list(al, i, d->name[0] == 'b' ? blocks_list : steps_list);
             continue;
         }
         for (k = 0; k < 4; k++) {

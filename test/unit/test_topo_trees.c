@@ -258,33 +258,86 @@ START_TEST(test_topo_heap)
 }
 END_TEST
 
-/* Bruck allgather simulated on p ranks: rank r receives T[d, d + c) from
- * r + d, which sends its T[0, c), into slots nobody wrote before; then
- * slot j holds block r + j, and the rotation by wrap puts every block at
- * its own index exactly once.  t: p x p slots. */
-static int bruck_ag_check(int p, int (*t)[TREES_PMAX], char *why, size_t len)
+/* The radices the Bruck tests try on p ranks: every k up to 40 ranks,
+ * beyond that 2..9, the two- and three-step radices and p; *n of them into
+ * ks (room for 48). */
+static void bruck_radices(int p, int *ks, int *n)
 {
-    int recv[TREES_PMAX], r, j, d, i, steps = 0;
+    int k, s;
+
+    *n = 0;
+    for (k = 2; k <= (p < 40 ? p : 9); k++)
+        ks[(*n)++] = k;
+    if (p >= 40) {
+        for (s = 2; s <= 3; s++)
+            ks[(*n)++] = ch4coll_bruck_radix(s, p);
+        ks[(*n)++] = p;
+    }
+    if (*n == 0)
+        ks[(*n)++] = 2;
+}
+
+/* b^s, stopping once it reaches p. */
+static int64_t pow_upto(int64_t b, int s, int p)
+{
+    int64_t x = 1;
+
+    while (s-- > 0 && x < p)
+        x *= b;
+    return x;
+}
+
+/* The radix of s steps: the least k >= 2 with k^s >= p. */
+static int bruck_radix_check(int p, char *why, size_t len)
+{
+    int s;
+
+    for (s = 0; s <= 12; s++) {
+        int k = ch4coll_bruck_radix(s, p);
+        int64_t reach = s == 0 ? p : pow_upto(k, s, p);
+        if (k < 2 || reach < p || (k > 2 && pow_upto(k - 1, s, p) >= p))
+            return topo_fail(why, len, "steps %d: radix %d", s, k);
+    }
+    if (ch4coll_bruck_radix(1, p) != (p < 2 ? 2 : p))
+        return topo_fail(why, len, "one step: radix %d",
+                         ch4coll_bruck_radix(1, p));
+    return 0;
+}
+
+/* Bruck allgather in radix k simulated on p ranks: rank r receives
+ * T[v d, v d + c) from r + v d, which sends its T[0, c), into slots nobody
+ * wrote before; then slot j holds block r + j, and the rotation by wrap
+ * puts every block at its own index exactly once.  t: p x p slots. */
+static int bruck_ag_check(int p, int k, int (*t)[TREES_PMAX], char *why,
+                          size_t len)
+{
+    int recv[TREES_PMAX], r, j, d, i, v, steps = 0, want = 0;
 
     for (r = 0; r < p; r++) {
         for (j = 0; j < p; j++)
             t[r][j] = -1;
         t[r][0] = r;
     }
-    for (d = 1; d < p; d *= 2, steps++) {
-        int c = ch4coll_bruck_ag_count(d, p);
-        if (c < 1 || c > d || d + c > p)
-            return topo_fail(why, len, "d=%d: %d blocks", d, c);
-        /* slots below d are only read in this step */
-        for (r = 0; r < p; r++)
-            for (i = 0; i < c; i++) {
-                if (t[(r + d) % p][i] < 0 || t[r][d + i] >= 0)
-                    return topo_fail(why, len, "d=%d rank %d slot %d", d, r,
-                                     d + i);
-                t[r][d + i] = t[(r + d) % p][i];
-            }
+    for (d = 1; d < p; d *= k, steps++) {
+        int filled = d; /* slots [0, d) hold blocks before the step */
+        for (v = 1; v < k && v * d < p; v++) {
+            int c = ch4coll_bruck_ag_count(d, v, p);
+            if (c < 1 || c > d || v * d + c > p)
+                return topo_fail(why, len, "d=%d v=%d: %d blocks", d, v, c);
+            /* slots below d are only read in this step */
+            for (r = 0; r < p; r++)
+                for (i = 0; i < c; i++) {
+                    int from = (r + v * d) % p;
+                    if (t[from][i] < 0 || i >= filled || t[r][v * d + i] >= 0)
+                        return topo_fail(why, len, "d=%d v=%d rank %d slot %d",
+                                         d, v, r, v * d + i);
+                    t[r][v * d + i] = t[from][i];
+                }
+        }
     }
-    if (steps != ch4coll_ceil_log2(p))
+    for (i = 1; i < p; i *= k)
+        want++;
+    if (steps != want)
         return topo_fail(why, len, "%d steps", steps);
     for (r = 0; r < p; r++) {
         int wrap = ch4coll_bruck_wrap(r, p);
@@ -312,51 +365,60 @@ START_TEST(test_topo_bruck_allgather)
 {
     static int t[TREES_PMAX][TREES_PMAX];
     char why[160];
-    int p;
+    int p, ks[48], n, i;
 
-    for (p = 1; p <= TREES_PMAX; p++)
-        ck_assert_msg(bruck_ag_check(p, t, why, sizeof why) == 0, "p=%d: %s", p,
+    for (p = 1; p <= TREES_PMAX; p++) {
+        ck_assert_msg(bruck_radix_check(p, why, sizeof why) == 0, "p=%d: %s", p,
                       why);
+        bruck_radices(p, ks, &n);
+        for (i = 0; i < n; i++)
+            ck_assert_msg(bruck_ag_check(p, ks[i], t, why, sizeof why) == 0,
+                          "p=%d k=%d: %s", p, ks[i], why);
+    }
 }
 END_TEST
 
-/* The runs at distance d: increasing, disjoint, at most d slots each, and
- * together exactly the slots with bit d set. */
-static int bruck_runs_check(int d, int p, char *why, size_t len)
+/* The runs of digit v at distance d in radix k: increasing, disjoint, at
+ * most d slots each, and together exactly the slots whose digit at d is
+ * v. */
+static int bruck_runs_check(int d, int v, int k, int p, char *why, size_t len)
 {
-    int nruns = ch4coll_bruck_a2a_nruns(d, p), n = 0, brute = 0, prev = 0;
-    int i, j, lo, hi;
+    int nruns = ch4coll_bruck_a2a_nruns(d, v, k, p), n = 0, brute = 0;
+    int i, j, lo, hi, prev = 0;
 
     for (j = 0; j < p; j++)
-        brute += (j & d) != 0;
+        brute += (j / d) % k == v;
     for (i = 0; i < nruns; i++) {
-        ch4coll_bruck_a2a_run(d, p, i, &lo, &hi);
+        ch4coll_bruck_a2a_run(d, v, k, p, i, &lo, &hi);
         if (lo < prev || lo >= hi || hi > p || hi - lo > d)
-            return topo_fail(why, len, "d=%d run %d: [%d, %d)", d, i, lo, hi);
+            return topo_fail(why, len, "d=%d v=%d run %d: [%d, %d)", d, v, i,
+                             lo, hi);
         for (j = lo; j < hi; j++)
-            if (!ch4coll_bruck_a2a_moves(j, d) || (j & d) == 0)
-                return topo_fail(why, len, "d=%d: slot %d without bit d", d, j);
+            if (ch4coll_bruck_a2a_digit(j, d, k) != v)
+                return topo_fail(why, len, "d=%d: slot %d without digit %d", d,
+                                 j, v);
         prev = hi;
         n += hi - lo;
     }
-    if (n != brute || ch4coll_bruck_a2a_nslots(d, p) != brute ||
-        brute > (p + 1) / 2)
-        return topo_fail(why, len,
-                         "d=%d: %d slots in runs, nslots %d, %d with bit", d, n,
-                         ch4coll_bruck_a2a_nslots(d, p), brute);
+    if (n != brute || ch4coll_bruck_a2a_nslots(d, v, k, p) != brute ||
+        (k == 2 && brute > (p + 1) / 2))
+        return topo_fail(
+            why, len, "d=%d v=%d: %d slots in runs, nslots %d, %d with digit",
+            d, v, n, ch4coll_bruck_a2a_nslots(d, v, k, p), brute);
     return 0;
 }
 
-/* Bruck alltoall simulated on p ranks (a block is src * p + dst): slot j
- * starts with r's block for slot_rank(r, j); at distance d rank r sends
- * its run slots to r + d and receives the same slots from r - d.  After
- * the steps slot j holds the block from a2a_origin(r, j) for r, so the
- * unrotation delivers every block exactly once.  t, old: p x p slots. */
-static int bruck_a2a_check(int p, int (*t)[TREES_PMAX], int (*old)[TREES_PMAX],
-                           char *why, size_t len)
+/* Bruck alltoall in radix k simulated on p ranks (a block is src * p +
+ * dst): slot j starts with r's block for slot_rank(r, j); at digit v of
+ * distance d rank r sends its run slots to r + v d and receives the same
+ * slots from r - v d.  After the steps slot j holds the block from
+ * a2a_origin(r, j) for r, so the unrotation delivers every block exactly
+ * once.  t, old: p x p slots. */
+static int bruck_a2a_check(int p, int k, int (*t)[TREES_PMAX],
+                           int (*old)[TREES_PMAX], char *why, size_t len)
 {
     unsigned char got[TREES_PMAX];
-    int r, j, d, i, lo, hi;
+    int r, j, d, i, v, lo, hi;
 
     for (r = 0; r < p; r++) {
         int wrap = ch4coll_bruck_wrap(r, p);
@@ -368,16 +430,18 @@ static int bruck_a2a_check(int p, int (*t)[TREES_PMAX], int (*old)[TREES_PMAX],
             t[r][j] = r * p + dst;
         }
     }
-    for (d = 1; d < p; d *= 2) {
-        if (bruck_runs_check(d, p, why, len) != 0)
-            return -1;
+    for (d = 1; d < p; d *= k) {
         for (r = 0; r < p; r++)
             memcpy(old[r], t[r], (size_t) p * sizeof t[r][0]);
-        for (i = 0; i < ch4coll_bruck_a2a_nruns(d, p); i++) {
-            ch4coll_bruck_a2a_run(d, p, i, &lo, &hi);
-            for (j = lo; j < hi; j++)
-                for (r = 0; r < p; r++)
-                    t[r][j] = old[(r - d + p) % p][j];
+        for (v = 1; v < k && v * d < p; v++) {
+            if (bruck_runs_check(d, v, k, p, why, len) != 0)
+                return -1;
+            for (i = 0; i < ch4coll_bruck_a2a_nruns(d, v, k, p); i++) {
+                ch4coll_bruck_a2a_run(d, v, k, p, i, &lo, &hi);
+                for (j = lo; j < hi; j++)
+                    for (r = 0; r < p; r++)
+                        t[r][j] = old[(r - v * d + p) % p][j];
+            }
         }
     }
     for (r = 0; r < p; r++) {
@@ -397,11 +461,15 @@ START_TEST(test_topo_bruck_alltoall)
 {
     static int t[TREES_PMAX][TREES_PMAX], old[TREES_PMAX][TREES_PMAX];
     char why[160];
-    int p;
+    int p, ks[48], n, i;
 
-    for (p = 1; p <= TREES_PMAX; p++)
-        ck_assert_msg(bruck_a2a_check(p, t, old, why, sizeof why) == 0,
-                      "p=%d: %s", p, why);
+    for (p = 1; p <= TREES_PMAX; p++) {
+        bruck_radices(p, ks, &n);
+        for (i = 0; i < n; i++)
+            ck_assert_msg(bruck_a2a_check(p, ks[i], t, old, why, sizeof why) ==
+                              0,
+                          "p=%d k=%d: %s", p, ks[i], why);
+    }
 }
 END_TEST
 

@@ -32,34 +32,48 @@
  *   which the sum does not count (doc/algorithms.md).
  *   Scratch: none (allgather); N bytes (allgatherv).
  * bruck (allgather; slot arithmetic in topo/index.h)
- *   Scratch T of p blocks, T[0] = own block.  Step k (d = 2^k < p): send
- *   T[0, c) to rank - d and receive T[d, d + c) from rank + d, with
- *   c = min(d, p - d).  Then T[j] is the block of rank + j: two copies
- *   rotate it into the receive buffer.
- *   T = ceil(lg p) alpha + (p-1)/p N beta + 2 copies (free on the model:
- *   exact).  Scratch p m.
+ *   Scratch T of p blocks, T[0] = own block.  Step d (d = k^i < p, radix
+ *   k = 2 by default): for each digit v = 1 .. k-1 with v d < p, at once,
+ *   send T[0, c) to rank - v d and receive T[v d, v d + c) from rank + v d,
+ *   with c = min(d, p - v d).  Then T[j] is the block of rank + j: two
+ *   copies rotate it into the receive buffer.
+ *   T = ceil(lg p) alpha + (p-1)/p N beta + 2 copies for radix 2 (free on
+ *   the model: exact); radix k: ceil(log_k p) steps of k - 1 messages, the
+ *   same (p-1)/p N bytes, charged one after the other on the single-ported
+ *   model.  Scratch p m.
+ *   The radix is Bruck et al.'s k-port concatenation: parameter steps = s
+ *   picks the least k with k^s >= p.  s = 2 and 3 are the two- and
+ *   three-dimensional meshes of SMPI's 2dmesh and 3dmesh allgather, here
+ *   for every p (a prime p leaves the last step with fewer digits); s = 1
+ *   is linear.  Where a host starts a message in less than a latency, a
+ *   step costs about one latency, and for small blocks s steps beat
+ *   ceil(lg p).
  * bruck (allgatherv)
- *   The same steps over irregular blocks, for which NEC 4.2 uses it too:
+ *   The same steps (and radix) over irregular blocks, for which NEC 4.2
+ *   uses it too:
  *   T holds the blocks of rank, rank + 1, .. packed in that order, so the
  *   c blocks a step moves are one message of their summed sizes, the
  *   sender's T[0, c) landing in the receiver's T[d, d + c).  A step whose
  *   blocks are all empty sends nothing (both sides see the same sum).  A
- *   rank's sends go in step order (each also waits for the one before:
+ *   rank's sends go in step order (each step's wait for the step before:
  *   when a step receives nothing, the next step's send is ready at once,
  *   and on the model's first-come ports it would overtake the earlier one
  *   and hold up its receiver: 1.8 times the formula at p = 96 with the
  *   harness's irregular counts).  At the end every block is copied to its
  *   displacement, runs of blocks whose displacements follow each other in
- *   one copy (two copies for the usual packed displs).  A large block travels
- * once per step, not once per rank as on a ring: with one block of B bytes and
- * the rest tiny, ceil(lg p) (alpha + B beta) against the ring's (p-1) (alpha +
- * B beta). The cost function runs the steps self-timed: rank r finishes step d
- *   at max(its step before, r + d's step before) + alpha + (the c blocks
- *   from r + d) beta, O(p lg p).  Scratch N bytes.
+ *   one copy (two copies for the usual packed displs).  A large block
+ *   travels once per step, not once per rank as on a ring: with one block
+ *   of B bytes and the rest tiny, ceil(lg p) (alpha + B beta) against the
+ *   ring's (p-1) (alpha + B beta).  The cost function runs the steps
+ *   self-timed on single ports: the message of digit v of step d from
+ *   r + v d to r starts at the latest of r's receive port, r + v d's send
+ *   port and r + v d's steps before, and lasts alpha + (its c blocks) beta,
+ *   O(p k log_k p).  Scratch N bytes.
  *
  * Restrictions: none; any p, any count, blocks of size 0 (allgatherv) are
  * skipped on both sides, MPI_IN_PLACE (own block already in the receive
- * buffer at rank m, resp. at displs[rank]).  No parameters.
+ * buffer at rank m, resp. at displs[rank]).  bruck: parameter steps (0:
+ * radix 2); recursive doubling: none.
  *
  * Worked example, recursive doubling on p = 6 (p' = 4, r = 2):
  *   pre: 0 -> 1, 2 -> 3; new ranks 0..3 = old 1, 3, 4, 5, holding blocks
@@ -70,6 +84,10 @@
  * Bruck on p = 6 at rank 2: d = 1 gets block 3 from 3; d = 2 gets 4, 5
  *   from 4; d = 4 gets c = 2 blocks 0, 1 from 0 (which holds 0,1,2,3);
  *   T = [2 3 4 5 0 1] is rotated by 2 into place.
+ * Bruck with steps = 2 on p = 5 (radix 3) at rank 2: d = 1, at once,
+ *   v = 1 gets block 3 from 3 and v = 2 block 4 from 4; d = 3, v = 1 gets
+ *   c = 2 blocks 0, 1 from 0 (holding 0, 1, 2).  T = [2 3 4 0 1]: two
+ *   steps instead of three.
  * Bruck allgatherv on p = 6, counts {0, 9, 1, 1, 0, 2} at rank 2: T packs
  *   blocks 2 3 4 5 0 1 at offsets 0 1 2 2 4 4 (13 bytes).  d = 1: send
  *   T[0, 1) (block 2, 1 byte) to 1, receive block 3 (1 byte) from 3 into
@@ -249,13 +267,14 @@ int ch4coll_allgatherv_recursive_doubling(ch4coll_sched_t *s,
 int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
-    int p = a->size, rank = a->rank, t, have, dist, wrap, d[1];
+    int p = a->size, rank = a->rank, t, have, wrap, v, d[1];
+    int k = ch4coll_bruck_radix((int) params[0], p);
+    int64_t dist;
     size_t n = a->count;
     ch4coll_ref_t own_src =
         a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV, (size_t) rank * n)
                    : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
-    (void) params;
     if (n == 0)
         return CH4COLL_OK;
     if (p == 1) {
@@ -267,15 +286,20 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
     /* 1. own block to T[0] */
     t = ch4coll_sched_scratch(s, (size_t) p * n);
     have = ch4coll_sched_copy(s, own_src, ch4coll_ref(t, 0), n, 0, NULL);
-    /* 2. ceil(lg p) concatenation steps */
-    for (dist = 1; dist < p; dist *= 2) {
-        size_t c = (size_t) ch4coll_bruck_ag_count(dist, p) * n;
-        int rv;
-        ch4coll_sched_send(s, ch4coll_ref(t, 0), c, (rank - dist + p) % p, 0,
-                           ch4coll_dep1(have, d), d);
-        rv = ch4coll_sched_recv(s, ch4coll_ref(t, (size_t) dist * n), c,
-                                (rank + dist) % p, 0, 0, NULL);
-        have = join(s, have, rv);
+    /* 2. ceil(log_k p) concatenation steps, the k - 1 digits of a step at
+     * once: each sends T[0, c) and fills T[v dist, v dist + c) */
+    for (dist = 1; dist < p; dist *= k) {
+        int got = have;
+        for (v = 1; v < k && v * dist < p; v++) {
+            int far = (int) (v * dist);
+            size_t c = (size_t) ch4coll_bruck_ag_count((int) dist, v, p) * n;
+            ch4coll_sched_send(s, ch4coll_ref(t, 0), c, (rank - far + p) % p, 0,
+                               ch4coll_dep1(have, d), d);
+            got = join(s, got,
+                       ch4coll_sched_recv(s, ch4coll_ref(t, (size_t) far * n),
+                                          c, (rank + far) % p, 0, 0, NULL));
+        }
+        have = got;
     }
     /* 3. rotate: T[j] is the block of rank + j, T[0, wrap) blocks rank..p-1 */
     wrap = ch4coll_bruck_wrap(rank, p);
@@ -336,13 +360,14 @@ static void bruck_unpack(ch4coll_sched_t *s, const ch4coll_args_t *a, int t,
 int ch4coll_allgatherv_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                              const int64_t *params)
 {
-    int p = a->size, rank = a->rank, t, have = -1, sent = -1, dist;
+    int p = a->size, rank = a->rank, t, have = -1, sent = -1, v;
+    int k = ch4coll_bruck_radix((int) params[0], p);
+    int64_t dist;
     size_t *pre, c = a->counts[rank];
     ch4coll_ref_t own_src = a->inplace
                                 ? ch4coll_ref(CH4COLL_BUF_RECV, a->displs[rank])
                                 : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
-    (void) params;
     pre = rotated_offsets(a);
     if (!pre)
         return CH4COLL_ERR_NOMEM;
@@ -354,21 +379,31 @@ int ch4coll_allgatherv_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
     t = ch4coll_sched_scratch(s, pre[p]);
     if (c > 0)
         have = ch4coll_sched_copy(s, own_src, ch4coll_ref(t, 0), c, 0, NULL);
-    /* 2. ceil(lg p) concatenation steps over the packed blocks */
-    for (dist = 1; dist < p; dist *= 2) {
-        int n = ch4coll_bruck_ag_count(dist, p), rv = -1, dd[2], nd = 0;
-        size_t out = pre[n], in = pre[dist + n] - pre[dist];
+    /* 2. ceil(log_k p) concatenation steps over the packed blocks, the
+     * k - 1 digits of a step at once; the steps' sends in step order, also
+     * when a step received nothing */
+    for (dist = 1; dist < p; dist *= k) {
+        int got = have, step_sent = sent, dd[2], nd = 0;
         if (have >= 0)
             dd[nd++] = have;
-        if (sent >= 0) /* in step order, also when a step received nothing */
+        if (sent >= 0)
             dd[nd++] = sent;
-        if (out > 0)
-            sent = ch4coll_sched_send(s, ch4coll_ref(t, 0), out,
-                                      (rank - dist + p) % p, 0, nd, dd);
-        if (in > 0)
-            rv = ch4coll_sched_recv(s, ch4coll_ref(t, pre[dist]), in,
-                                    (rank + dist) % p, 0, 0, NULL);
-        have = join(s, have, rv);
+        for (v = 1; v < k && v * dist < p; v++) {
+            int far = (int) (v * dist);
+            int n = ch4coll_bruck_ag_count((int) dist, v, p);
+            size_t out = pre[n], in = pre[far + n] - pre[far];
+            if (out > 0)
+                step_sent =
+                    join(s, step_sent,
+                         ch4coll_sched_send(s, ch4coll_ref(t, 0), out,
+                                            (rank - far + p) % p, 0, nd, dd));
+            if (in > 0)
+                got = join(s, got,
+                           ch4coll_sched_recv(s, ch4coll_ref(t, pre[far]), in,
+                                              (rank + far) % p, 0, 0, NULL));
+        }
+        have = got;
+        sent = step_sent;
     }
     /* 3. every block to its displacement */
     bruck_unpack(s, a, t, pre, have);
@@ -434,59 +469,65 @@ double ch4coll_cost_allgatherv_recursive_doubling(const ch4coll_args_t *a,
     return rd_cost(a, m);
 }
 
+/* Single-ported: a step's k - 1 messages one after the other. */
 double ch4coll_cost_allgather_bruck(const ch4coll_args_t *a,
                                     const int64_t *params,
                                     const ch4coll_model_t *m)
 {
-    int p = a->size, d;
+    int p = a->size, k = ch4coll_bruck_radix((int) params[0], p), v;
+    int64_t d;
     double t = 0;
 
-    (void) params;
     if (a->count == 0)
         return 0.0;
-    for (d = 1; d < p; d *= 2)
-        t += ch4coll_model_block(m, (double) ch4coll_bruck_ag_count(d, p) *
-                                        (double) a->count);
+    for (d = 1; d < p; d *= k)
+        for (v = 1; v < k && v * d < p; v++)
+            t += ch4coll_model_block(
+                m, (double) ch4coll_bruck_ag_count((int) d, v, p) *
+                       (double) a->count);
     return t;
 }
 
-/* Self-timed steps: the message of step d from r + d to r starts when
- * r's receives before it, r + d's receives before it (the blocks it
- * forwards) and r + d's send before it are done. */
+/* Self-timed steps on single ports: the message of digit v of step d from
+ * r + v d to r starts when r's receives before it (its receive port),
+ * r + v d's receives of the steps before (the blocks it forwards) and
+ * r + v d's sends before it (its send port) are done. */
 double ch4coll_cost_allgatherv_bruck(const ch4coll_args_t *a,
                                      const int64_t *params,
                                      const ch4coll_model_t *m)
 {
-    int p = a->size, r, d, n;
+    int p = a->size, k = ch4coll_bruck_radix((int) params[0], p), r, v, n;
+    int64_t d;
     double *t, *u, *sent, *pre, worst = 0;
 
-    (void) params;
     if (p == 1)
         return 0.0;
     t = ch4coll_malloc(4 * ((size_t) p + 1) * sizeof *t);
     if (!t)
         return HUGE_VAL;
-    u = t + p + 1;      /* receives done after this step */
-    sent = u + p + 1;   /* last send done */
+    u = t + p + 1;      /* receive port: receives done so far in this step */
+    sent = u + p + 1;   /* send port: last send done */
     pre = sent + p + 1; /* prefix sums of the counts */
     pre[0] = 0;
     for (r = 0; r < p; r++) {
         t[r] = sent[r] = 0;
         pre[r + 1] = pre[r] + (double) a->counts[r];
     }
-    for (d = 1; d < p; d *= 2) {
-        n = ch4coll_bruck_ag_count(d, p);
-        for (r = 0; r < p; r++) {
-            int from = (r + d) % p, to = from + n;
-            double bytes = to <= p ? pre[to] - pre[from]
-                                   : pre[p] - pre[from] + pre[to - p];
-            double start = t[r] > t[from] ? t[r] : t[from];
-            start = sent[from] > start ? sent[from] : start;
-            u[r] = bytes > 0 ? start + ch4coll_model_block(m, bytes) : t[r];
+    for (d = 1; d < p; d *= k) {
+        memcpy(u, t, (size_t) p * sizeof *t);
+        for (v = 1; v < k && v * d < p; v++) {
+            n = ch4coll_bruck_ag_count((int) d, v, p);
+            for (r = 0; r < p; r++) {
+                int from = (int) ((r + v * d) % p), to = from + n;
+                double bytes = to <= p ? pre[to] - pre[from]
+                                       : pre[p] - pre[from] + pre[to - p];
+                double start = u[r] > t[from] ? u[r] : t[from];
+                if (bytes <= 0)
+                    continue;
+                start = sent[from] > start ? sent[from] : start;
+                u[r] = sent[from] = start + ch4coll_model_block(m, bytes);
+            }
         }
-        for (r = 0; r < p; r++)
-            if (u[r] > t[r]) /* r + d sent to r in this step */
-                sent[(r + d) % p] = u[r];
         memcpy(t, u, (size_t) p * sizeof *t);
     }
     for (r = 0; r < p; r++)

@@ -422,7 +422,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "bruck",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_bruck,
-     .desc = "Bruck concatenation, ceil(lg p) steps + local rotation",
+     .params = {{"steps", 0, 0, 64,
+                 "at most s steps: radix the least k with k^s >= p (2: a 2-D "
+                 "mesh, 1: linear; 0: radix 2, ceil(lg p) steps)"}},
+     .desc = "Bruck concatenation (radix k, k-1 messages per step at once), "
+             "ceil(log_k p) steps + local rotation; any p",
      .cost = ch4coll_cost_allgather_bruck},
     {.name = "circulant",
      .coll = CH4COLL_ALLGATHER,
@@ -481,7 +485,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "bruck",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_bruck,
-     .desc = "Bruck concatenation on packed blocks, ceil(lg p) steps: a "
+     .params = {{"steps", 0, 0, 64,
+                 "at most s steps: radix the least k with k^s >= p (2: a 2-D "
+                 "mesh, 1: linear; 0: radix 2, ceil(lg p) steps)"}},
+     .desc = "Bruck concatenation on packed blocks (radix k), ceil(log_k p) "
+             "steps: a "
              "large block crosses ceil(lg p) messages, not p-1; irregular "
              "counts, empty steps skipped",
      .cost = ch4coll_cost_allgatherv_bruck},
@@ -517,7 +525,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "bruck",
      .coll = CH4COLL_ALLTOALL,
      .build = ch4coll_alltoall_bruck,
-     .desc = "Bruck index algorithm, ceil(lg p) packed exchanges",
+     .params = {{"steps", 0, 0, 64,
+                 "at most s steps: radix the least k with k^s >= p (2: a 2-D "
+                 "mesh, 1: linear; 0: radix 2, ceil(lg p) steps)"}},
+     .desc = "Bruck index algorithm (radix k), ceil(log_k p) steps of k-1 "
+             "packed exchanges at once; any p",
      .cost = ch4coll_cost_alltoall_bruck},
     {.name = "scattered",
      .coll = CH4COLL_ALLTOALL,
