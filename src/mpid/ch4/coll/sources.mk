@@ -20,6 +20,7 @@ ch4coll_common_c = \
 	$(ch4coll)/algos/binomial.c \
 	$(ch4coll)/algos/recursive_doubling.c \
 	$(ch4coll)/algos/pairwise.c \
+	$(ch4coll)/algos/direct.c \
 	$(ch4coll)/algos/ring.c \
 	$(ch4coll)/algos/smp.c \
 	$(ch4coll)/algos/smp_barrier.c \

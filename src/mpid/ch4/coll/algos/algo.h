@@ -185,6 +185,7 @@ int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_binary_blocks(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_binomial(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_circulant(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_direct(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_allreduce_circulant(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *,
                                         const int64_t *);
@@ -226,6 +227,8 @@ int ch4coll_reduce_scatter_block_pairwise(ch4coll_sched_t *,
                                           const int64_t *);
 int ch4coll_allreduce_butterfly(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
+int ch4coll_allreduce_direct(ch4coll_sched_t *, const ch4coll_args_t *,
+                             const int64_t *);
 int ch4coll_reduce_scatter_recursive_halving(ch4coll_sched_t *,
                                              const ch4coll_args_t *,
                                              const int64_t *);
@@ -386,6 +389,8 @@ double ch4coll_cost_allreduce_recursive_doubling(const ch4coll_args_t *,
                                                  const ch4coll_model_t *);
 double ch4coll_cost_allreduce_butterfly(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
+double ch4coll_cost_allreduce_direct(const ch4coll_args_t *, const int64_t *,
+                                     const ch4coll_model_t *);
 double ch4coll_cost_allreduce_bidir_ring(const ch4coll_args_t *,
                                          const int64_t *,
                                          const ch4coll_model_t *);

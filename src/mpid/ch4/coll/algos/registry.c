@@ -306,6 +306,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "recursive halving reduce-scatter + doubling allgather "
              "(Rabenseifner 3.5); any p, any op",
      .cost = ch4coll_cost_allreduce_butterfly},
+    {.name = "direct",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_direct,
+     .desc = "reduce-scatter and allgather each as one exchange of segments "
+             "with every rank at once (Rabenseifner 3.7 without steps, "
+             "SMPI's rab2 shape); any op, any p",
+     .cost = ch4coll_cost_allreduce_direct,
+     .ntags = ch4coll_ntags_direct},
     {.name = "ring",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_ring,
