@@ -170,8 +170,8 @@ int ch4coll_allreduce_direct(ch4coll_sched_t *s, const ch4coll_args_t *a,
             sv[to] = ch4coll_sched_send(s, seg(&x, in, to), seg_len(&x, to), to,
                                         0, 0, NULL);
         if (x.mine > 0)
-            rv[from] = ch4coll_sched_recv(s, slot(&x, from), x.mine, from, 0, 0,
-                                          NULL);
+            rv[from] =
+                ch4coll_sched_recv(s, slot(&x, from), x.mine, from, 0, 0, NULL);
     }
     done = x.mine > 0 ? fold_all(&x, rv, own) : -1;
     /* 2. allgather: my segment to everyone, theirs straight into place */
