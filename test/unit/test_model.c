@@ -877,10 +877,11 @@ END_TEST
  * interface) within 50 % of the replay, where the lanes' steps overlap or
  * queue otherwise (allreduce 1 MiB: 1.35 times the replay at p = 16 on
  * nodes of 8, 0.90 at p = 61; bcast 0.78-0.81).  For reduce the formula
- * is 1.47-1.79 times the replay: the lanes' reductions are a message per
- * level each, which the replay's interface sends back to back while the
- * formula adds up whole lane reductions; it must stay above the replay
- * and within 2x of it. */
+ * is 1.47-2.11 times the replay (2.11 at p = 61, where the default tree
+ * gives the lanes' reduce on 8 nodes to `ring` since 2026-11-27): the
+ * lanes' reductions are many small messages each, which the replay's
+ * interface sends back to back while the formula adds up whole lane
+ * reductions; it must stay above the replay and within 2.5x of it. */
 START_TEST(test_multi_leader_on_nodes)
 {
     static const placement_t w[] = {{16, 8, CH4COLL_MAP_BLOCK},
@@ -895,7 +896,7 @@ START_TEST(test_multi_leader_on_nodes)
         for (i = 0; i < sizeof w / sizeof w[0]; i++) {
             on_nodes(colls[c], "multi_leader", 262144, w[i], &t, &f);
             ck_assert_msg(t > 0 && (colls[c] == CH4COLL_REDUCE
-                                        ? f >= t && f <= 2 * t
+                                        ? f >= t && f <= 2.5 * t
                                         : fabs(f / t - 1) <= 0.5),
                           "coll %d p=%d ppn=%d map=%d: formula %g, replay %g",
                           colls[c], w[i].p, w[i].ppn, w[i].map, f, t);
