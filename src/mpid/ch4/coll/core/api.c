@@ -15,6 +15,7 @@
 #include "../select/config.h"
 #include "../select/select.h"
 #include "../select/tree.h"
+#include "../topo/distrib.h"
 #include "../util/util.h"
 
 void ch4coll_run_stats(uint64_t *calls, uint64_t *native, uint64_t *hits,
@@ -230,10 +231,12 @@ static void collect_warning(const char *msg)
 }
 
 /* The key=value spec of --explain into a call shape, communicator and
- * placement (*ppn ranks per node, 0: one node; *map block or cyclic). */
+ * placement (*ppn ranks per node, 0: one node; *map block or cyclic;
+ * *dist the block distribution of allgatherv and reduce_scatter,
+ * topo/distrib.h, with bytes its base size). */
 static int explain_spec(const char *spec, ch4coll_args_t *a,
                         ch4coll_selin_t *comm, int64_t *bytes, int *ppn,
-                        int *map, char *file, size_t flen, char *err,
+                        int *map, int *dist, char *file, size_t flen, char *err,
                         size_t len)
 {
     char buf[512], *kv, *eq, *cur;
@@ -247,6 +250,7 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
     *bytes = 0;
     *ppn = 0;
     *map = CH4COLL_MAP_BLOCK;
+    *dist = CH4COLL_D_REGULAR;
     file[0] = '\0';
     if (ch4coll_spec_copy(buf, sizeof buf, spec, err, len) != 0)
         return -1;
@@ -277,6 +281,16 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         }
         if (strcmp(kv, "file") == 0) {
             snprintf(file, flen, "%s", eq);
+            continue;
+        }
+        if (strcmp(kv, "dist") == 0) {
+            *dist = ch4coll_distrib_from_name(eq);
+            if (*dist == 0) {
+                snprintf(err, len,
+                         "dist: regular, broadcast, spike, half_full, linear "
+                         "or geometric");
+                return -1;
+            }
             continue;
         }
         if (strcmp(kv, "map") == 0) {
@@ -311,7 +325,7 @@ static int explain_spec(const char *spec, ch4coll_args_t *a,
         else {
             snprintf(err, len,
                      "unknown key '%s' (coll, comm_size, bytes, ppn, "
-                     "nodes, map, op, inplace, root, threaded, file)",
+                     "nodes, map, dist, op, inplace, root, threaded, file)",
                      kv);
             return -1;
         }
@@ -366,10 +380,11 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
     char file[512], line[1200], err[1024];
     int64_t bytes;
     size_t *vec;
-    int i, rc, ppn, map, *node_of;
+    int i, rc, ppn, map, dist, *node_of;
+    size_t at = 0;
 
-    if (explain_spec(spec, &a, &comm, &bytes, &ppn, &map, file, sizeof file,
-                     out, outlen) != 0)
+    if (explain_spec(spec, &a, &comm, &bytes, &ppn, &map, &dist, file,
+                     sizeof file, out, outlen) != 0)
         return -1;
     ch4coll_config_load();
     if (file[0]) {
@@ -397,17 +412,22 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
         free(node_of);
         return -1;
     }
-    for (i = 0; i < a.size; i++) {
-        vec[i] = a.count;
-        vec[a.size + i] = (size_t) i * a.count;
+    if (vec) /* v-collectives' blocks: the distribution's, in elements */
+        ch4coll_distrib_counts(dist, a.size, (size_t) bytes, vec);
+    for (i = 0; vec && i < a.size; i++) {
+        vec[i] /= a.elem.size;
+        vec[a.size + i] = at;
+        at += vec[i];
     }
     a.counts = a.scounts = vec;
     a.displs = a.sdispls = vec + a.size;
     snprintf(line, sizeof line,
-             "%s%s comm_size=%d bytes=%lld nodes=%d ppn=%d..%d%s%s%s "
+             "%s%s comm_size=%d bytes=%lld%s%s nodes=%d ppn=%d..%d%s%s%s "
              "(tree: %s)",
              a.nonblocking ? "i" : "", ch4coll_coll_name(a.coll), a.size,
-             (long long) bytes, comm.nodes, comm.ppn_min, comm.ppn_max,
+             (long long) bytes, dist != CH4COLL_D_REGULAR ? " dist=" : "",
+             dist != CH4COLL_D_REGULAR ? ch4coll_distrib_name(dist) : "",
+             comm.nodes, comm.ppn_min, comm.ppn_max,
              comm.nodes > 1 && comm.nodes < a.size
                  ? (map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
                  : "",

@@ -663,6 +663,14 @@ static json_object *plane_tree(const plane_t *pl, const coll_t *c,
                 continue;
             }
         }
+        if (nseg == 0) {
+            /* no algorithm has a time in every cell of some size of this
+             * range (all skipped or failed somewhere): no branch, so its
+             * calls fall through to the next one (an empty branch would
+             * be a node that yields nothing, which the loader warns of) */
+            g0 = k;
+            continue;
+        }
         {
             json_object *lvl = size_level(c, segs, nseg);
             char key[64];

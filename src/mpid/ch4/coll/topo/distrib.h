@@ -29,17 +29,24 @@ enum {
     CH4COLL_D_N = CH4COLL_D_GEOMETRIC
 };
 
+/* The name of distribution dist (1..6), "?" otherwise. */
+static inline const char *ch4coll_distrib_name(int dist)
+{
+    static const char *const names[] = {"regular",   "broadcast", "spike",
+                                        "half_full", "linear",    "geometric"};
+
+    return dist >= 1 && dist <= CH4COLL_D_N ? names[dist - 1] : "?";
+}
+
 /* "regular", "broadcast", "spike", "half_full", "linear", "geometric"
  * -> 1..6, or 0 if unknown. */
 static inline int ch4coll_distrib_from_name(const char *name)
 {
-    static const char *const names[] = {"regular",   "broadcast", "spike",
-                                        "half_full", "linear",    "geometric"};
     int i;
 
-    for (i = 0; i < CH4COLL_D_N; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i + 1;
+    for (i = 1; i <= CH4COLL_D_N; i++)
+        if (strcmp(name, ch4coll_distrib_name(i)) == 0)
+            return i;
     return 0;
 }
 
