@@ -60,8 +60,10 @@
  * equal parts.  Roots are rank 0 unless -r says otherwise.
  *
  * Buffers come from SMPI_SHARED_MALLOC (colldata's shared mode): nothing
- * is filled or checked.  Each call follows a PMPI_Barrier; its time is
- * the MPI_Wtime difference, maximum over ranks (gathered by PMPI_Send and
+ * is filled or checked.  Each call follows a PMPI_Barrier and starts on
+ * every rank at the same simulated instant (common_start: the barrier's
+ * exits are microseconds apart); its time is from that instant to the
+ * last rank's return (the maximum over ranks, gathered by PMPI_Send and
  * PMPI_Recv: only the barrier depends on SMPI's collective algorithms).
  * Before its timed cells each collective runs once untimed at the
  * smallest size (communicator setup of ch4coll or of SMPI's selectors is
@@ -310,21 +312,62 @@ static double max_to_root(const cd_env_t *e, double t)
     return t;
 }
 
-/* Rank 0's flag on every rank, down a binomial tree of point-to-point
- * messages (the collectives may be the ones under test). */
-static int flag_from_root(const cd_env_t *e, int flag)
+/* Rank 0's value of buf on every rank, down a binomial tree of
+ * point-to-point messages (the collectives may be the ones under test). */
+static void from_root(const cd_env_t *e, void *buf, MPI_Datatype t)
 {
     int mask = 1;
 
     while (mask < e->size && !(e->rank & mask))
         mask <<= 1;
     if (e->rank != 0)
-        PMPI_Recv(&flag, 1, MPI_INT, e->rank - mask, 1, MPI_COMM_WORLD,
+        PMPI_Recv(buf, 1, t, e->rank - mask, 1, MPI_COMM_WORLD,
                   MPI_STATUS_IGNORE);
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (e->rank + mask < e->size)
-            PMPI_Send(&flag, 1, MPI_INT, e->rank + mask, 1, MPI_COMM_WORLD);
+            PMPI_Send(buf, 1, t, e->rank + mask, 1, MPI_COMM_WORLD);
+}
+
+static int flag_from_root(const cd_env_t *e, int flag)
+{
+    from_root(e, &flag, MPI_INT);
     return flag;
+}
+
+/* Simulated seconds between rank 0's reading of its clock and the common
+ * start: far more than its value takes to reach every rank (lg p
+ * messages of a few microseconds). */
+#define START_LEAD 1e-3
+
+/* Ranks that reached a common start late (never seen; reported at the end
+ * when it happens: their calls were timed from their own start). */
+static long late_starts;
+
+/* Start every rank's call at the same simulated instant, and return it.
+ * A barrier releases the ranks microseconds apart (SMPI's recursive
+ * doubling at p = 24: 0.9 us between the first and the last), and a
+ * call timed from each rank's own exit, maximum over ranks, then measured
+ * the skew as well: a flat bcast of 8 B from root 8, its sends in
+ * absolute or in relative rank order, took 1.70 or 2.09 us on a platform
+ * where every destination is alike, and 1.24 us either way from a common
+ * start.  So rank 0 names an instant START_LEAD after its exit, sends it
+ * down a tree, and every rank sleeps until then (SMPI's nanosleep: the
+ * simulated clock only). */
+static double common_start(const cd_env_t *e)
+{
+    double at = MPI_Wtime() + START_LEAD, now;
+    struct timespec ts;
+
+    from_root(e, &at, MPI_DOUBLE);
+    now = MPI_Wtime();
+    if (now > at) {
+        late_starts++;
+        return now;
+    }
+    ts.tv_sec = (time_t) (at - now);
+    ts.tv_nsec = (long) ((at - now - (double) ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+    return at;
 }
 
 /* The host's wall clock in seconds.  The parentheses call the C
@@ -499,7 +542,7 @@ static int bench_cell(cd_env_t *e, const bench_t *b, size_t bytes, int iters,
         c.root = (int) ((long) (i / iters) * e->size / roots);
         ch4coll_get_stats(&before);
         PMPI_Barrier(MPI_COMM_WORLD);
-        t = MPI_Wtime();
+        t = common_start(e);
         rc = call(b, &c);
         t = MPI_Wtime() - t;
         sum += max_to_root(e, t);
@@ -666,7 +709,7 @@ static int bench_coll(cd_env_t *e, const bench_t *b, const options_t *o)
     if (largest(b, e->size, small) != 0) {
         cell_alloc(&c, b, small);
         PMPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        t0 = common_start(e);
         call(b, &c);
         PMPI_Barrier(MPI_COMM_WORLD);
         if (e->rank == 0)
@@ -707,6 +750,7 @@ int main(int argc, char **argv)
     options_t o;
     cd_env_t e = {0};
     int i, failed = 0;
+    long late;
 
     parse(argc, argv, &o);
     MPI_Init(&argc, &argv);
@@ -724,6 +768,13 @@ int main(int argc, char **argv)
         print_bounds(&o, e.size);
     for (i = 0; i < o.nrun; i++)
         failed += bench_coll(&e, o.run[i], &o);
+    late = (long) max_to_root(&e, (double) late_starts);
+    if (e.rank == 0 && late > 0) {
+        printf("collbench-late,%ld calls on one rank began after the common "
+               "start (START_LEAD too short)\n",
+               late);
+        failed++;
+    }
     if (e.rank == 0)
         printf("collbench-done,%d failed\n", failed);
     fflush(stdout);

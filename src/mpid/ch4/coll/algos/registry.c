@@ -122,6 +122,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "knomial",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_knomial,
+     .restrictions = CH4COLL_F_NODES,
      .params = {{"radix", 4, 2, 64, "tree radix k"}},
      .desc = "k-nomial tree (radix k), whole message per edge; ceil(log_k p) "
              "levels",
