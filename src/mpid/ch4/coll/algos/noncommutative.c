@@ -1,17 +1,21 @@
 /*
  * noncommutative.c - reduce_scatter and reduce_scatter_block that keep rank
  * order for any op and any p: recursive vector halving with distance
- * doubling on rank-ordered groups, then every block routed to its owner.
+ * doubling on rank-ordered groups, the units permuted into mirror order
+ * first (or every block routed to its owner last).
  *
  * Source: Rabenseifner & Adamidis section 3.5 and its footnote 1: a
  * reduce_scatter by recursive vector halving with distance DOUBLING, where
  * "any order of the scattered data is allowed", instead of the distance
  * halving that a rank-ordered scatter forces; here distance doubling is
  * what keeps the reduction order, and the scattered order is repaired by
- * one routing step.  NEC MPI/SX section 3.4 uses recursive halving with a
- * butterfly pattern for MPI_Reduce_scatter "for arbitrary numbers of nodes,
- * not only powers of two ... also for possibly non-commutative user-defined
- * operators, where a canonical reduction order is mandated".
+ * a local permutation before the first step (MPICH's reduce_scatter(_block)
+ * for non-commutative ops on 2^k ranks does the same, "mirror
+ * permutation") or by one routing step after the last.  NEC MPI/SX section 3.4
+ * uses recursive halving with a butterfly pattern for MPI_Reduce_scatter "for
+ * arbitrary numbers of nodes, not only powers of two ... also for possibly
+ * non-commutative user-defined operators, where a canonical reduction order is
+ * mandated".
  *
  * Steps (p' = 2^floor(lg p), r = p - p'):
  *   1. pre-step: rank 2i (i < r) sends its whole vector to 2i+1, which
@@ -23,13 +27,24 @@
  *      range if the mask bit of my new rank is 0, else the upper; send the
  *      other half, fold the received one into the kept one.  Groups are
  *      aligned intervals of new ranks, hence of ranks, so every fold is
- *      "lower op upper".  New rank j ends holding unit bitreverse(j).
- *   3. routing: the holder of a unit sends each of its non-empty blocks
- *      straight to the block's owner (or copies its own into place); every
- *      rank, the removed ones included, receives its block from the holder.
+ *      "lower op upper".  New rank j ends holding the range's position
+ *      bitreverse(j).
+ *   3. with permute = 1 (the default) the partials start in mirror order,
+ *      position q holding unit bitreverse(q) (one local copy per unit, on
+ *      the removed ranks before their hand-over too), so new rank j ends
+ *      holding its own unit j: it keeps its block and hands block 2j back
+ *      to the removed rank 2j (j < r).  With permute = 0 the partials are
+ *      in unit order and the holder of unit bitreverse(j) routes each of
+ *      its non-empty blocks to the block's owner (or copies its own into
+ *      place); every rank, the removed ones included, receives its block
+ *      from the holder: one more message round, no copies.  SimGrid, p =
+ *      16, 512 B blocks, costed smp platform: 6.27 us routed, 5.14 SMPI's
+ *      mpich_noncomm (MPICH's mirror order); doc/performance.md has the
+ *      permuted times.  The permutation is p' copy vertices, each the
+ *      executor's per-vertex cost on a real machine.
  * T = (r > 0) (alpha_uni + N beta_uni + N gamma)
  *     + lg p' alpha + (1 - 1/p') N (beta + gamma)     (N = all blocks)
- *     + alpha + max block beta                          (routing)
+ *     + alpha + max block beta             (routing, permute = 0 only)
  * for p = 2^k.  With r > 0 the units are uneven, so the cost function
  * charges each halving step with its widest unit range and the routing
  * with the busiest holder's messages (two blocks for a unit below r); for
@@ -38,10 +53,13 @@
  * copy of each kept half whose partner is above (the result is formed in
  * scratch and copied back).
  * Scratch: one vector of N (the partials) plus the largest received range
- * (N at the ranks that receive in the pre-step); none at removed ranks.
+ * (N at the ranks that receive in the pre-step); at removed ranks none,
+ * or N for the permuted copy (permute = 1).
  * Restrictions: none (any op, any p, irregular blocks with zeros: empty
  * ranges and blocks are skipped on both sides; MPI_IN_PLACE, whose result
- * is written only after the input has been read).  No parameters.
+ * is written only after the input has been read).
+ * Parameters: permute (1: mirror order first, 0: routing last; p' <= 2
+ * needs neither).
  * Tags: 0 for the pre-step and halving, 1 for routing.
  *
  * Worked example, p = 6 (p' = 4, r = 2): 0 -> 1, 2 -> 3; new ranks 0..3 =
@@ -52,10 +70,17 @@
  * new 3 (old 5) u3, all reduced as (d0..d3) op (d4 op d5).  Routing: old 1
  * sends block 0 to rank 0 and copies block 1; old 4 sends blocks 2 and 3;
  * old 3 sends block 4; old 5 copies block 5.
+ * The same with permute = 1: positions 0..3 hold u0, u2, u1, u3 (blocks
+ * {0,1}, {4}, {2,3}, {5}; old 0 and 2 send theirs in that order too).
+ * Mask 1: new 0 keeps positions 0-1, new 1 keeps 2-3; mask 2: new 0 keeps
+ * position 0 (u0), new 2 position 1 (u2), new 1 position 2 (u1), new 3
+ * position 3 (u3).  Old 1 sends block 0 to rank 0 and keeps block 1, old
+ * 3 sends block 2 to rank 2 and keeps 3; old 4 and 5 keep theirs.
  */
 #include "algo.h"
 
 #include "../topo/topo.h"
+#include "../util/util.h"
 #include "hazard.h"
 
 typedef struct {
@@ -71,6 +96,8 @@ typedef struct {
     int last_fold;     /* last vertex writing acc's kept range */
     int tmp_free;      /* last vertex reading tmp */
     ch4coll_hz_t inrd; /* readers of my input when it is in recvbuf */
+    int perm;          /* position q of acc holds unit mirror(q) */
+    size_t *poff;      /* perm: element offset of position q, p' + 1 */
 } nc_t;
 
 static size_t blk_count(const ch4coll_args_t *a, int i)
@@ -103,15 +130,34 @@ static int old_rank(const nc_t *b, int nr)
     return ch4coll_rd_oldrank(nr, b->r);
 }
 
-/* The new rank that ends holding unit u (bit reversal over lg p' bits). */
-static int holder_of(const nc_t *b, int u)
+/* Bit reversal over lg p' bits. */
+static int mirror(const nc_t *b, int x)
 {
     int j = 0, m, bit = b->p2 / 2;
 
     for (m = 1; m < b->p2; m *= 2, bit /= 2)
-        if (u & m)
+        if (x & m)
             j |= bit;
     return j;
+}
+
+/* The unit at position q of the partials. */
+static int unit_at(const nc_t *b, int q)
+{
+    return b->perm ? mirror(b, q) : q;
+}
+
+/* The new rank that ends holding unit u: the halving leaves new rank j
+ * with position mirror(j). */
+static int holder_of(const nc_t *b, int u)
+{
+    return b->perm ? u : mirror(b, u);
+}
+
+/* Element offset of position q of the partials; q = p' gives the end. */
+static size_t poff(const nc_t *b, int q)
+{
+    return b->perm ? b->poff[q] : uoff(b, q);
 }
 
 static ch4coll_ref_t at(const nc_t *b, int buf, size_t elem)
@@ -177,13 +223,13 @@ static size_t largest_received(const nc_t *b)
             lo = mid;
         else
             hi = mid;
-        if (uoff(b, hi) - uoff(b, lo) > best)
-            best = uoff(b, hi) - uoff(b, lo);
+        if (poff(b, hi) - poff(b, lo) > best)
+            best = poff(b, hi) - poff(b, lo);
     }
     return best;
 }
 
-/* Step 2; returns the unit this rank ends holding. */
+/* Step 2; returns the position this rank ends holding. */
 static int halving(nc_t *b)
 {
     int lo = 0, hi = b->p2, mask, d[1], v;
@@ -193,8 +239,8 @@ static int halving(nc_t *b)
         int up = b->newrank & mask;
         int klo = up ? mid : lo, khi = up ? hi : mid;
         int slo = up ? lo : mid, shi = up ? mid : hi;
-        size_t koff = uoff(b, klo), klen = uoff(b, khi) - koff;
-        size_t soff = uoff(b, slo), slen = uoff(b, shi) - soff;
+        size_t koff = poff(b, klo), klen = poff(b, khi) - koff;
+        size_t soff = poff(b, slo), slen = poff(b, shi) - soff;
 
         if (slen > 0 && b->mine_ro) {
             v = ch4coll_sched_send(b->s, at(b, b->in_buf, soff), slen, peer, 0,
@@ -214,16 +260,18 @@ static int halving(nc_t *b)
     return lo;
 }
 
-/* Step 3 at a rank that stays: hand out the blocks of unit u, receive or
- * keep my own block. */
-static void route(nc_t *b, int u)
+/* Step 3 at a rank that stays: hand out the blocks of the unit at
+ * position q, receive or keep my own block. */
+static void route(nc_t *b, int q)
 {
     const ch4coll_args_t *a = b->a;
     int blk, mine = a->rank, holder, d[2 + CH4COLL_HZ_READERS], nd;
     int src = b->mine_ro ? b->in_buf : b->acc; /* mine_ro: p = 1 */
+    int u = unit_at(b, q);
 
     for (blk = first_block(b, u); blk < first_block(b, u + 1); blk++) {
-        size_t len = blk_count(a, blk), off = blk_displ(a, blk);
+        size_t len = blk_count(a, blk);
+        size_t off = poff(b, q) + blk_displ(a, blk) - uoff(b, u);
         if (len == 0)
             continue;
         if (blk != mine) {
@@ -245,14 +293,37 @@ static void route(nc_t *b, int u)
     }
 }
 
-/* A removed rank: hand over the input, receive my block from its holder. */
+/* Copy the units of buffer `in` (unit order) into buffer `out` in
+ * position order; returns the vertex that completes them. */
+static int permute(nc_t *b, int in, int out)
+{
+    int q, u, n = 0, *ids = (int *) (b->poff + b->p2 + 1);
+
+    for (q = 0; q < b->p2; q++) {
+        u = unit_at(b, q);
+        if (uoff(b, u + 1) > uoff(b, u))
+            ids[n++] = read_input(
+                b, ch4coll_sched_copy(b->s, at(b, in, uoff(b, u)),
+                                      at(b, out, b->poff[q]),
+                                      uoff(b, u + 1) - uoff(b, u), 0, NULL));
+    }
+    return n == 1 ? ids[0] : ch4coll_sched_sink(b->s, n, ids);
+}
+
+/* A removed rank: hand over the input (in position order), receive my
+ * block from its holder. */
 static void removed(nc_t *b)
 {
     const ch4coll_args_t *a = b->a;
-    int v, holder = old_rank(b, holder_of(b, a->rank / 2)), d[1], nd;
+    int v, holder = old_rank(b, holder_of(b, a->rank / 2)), d[1], nd = 0;
+    int src = b->in_buf;
 
-    v = ch4coll_sched_send(b->s, at(b, b->in_buf, 0), uoff(b, b->p2),
-                           a->rank + 1, 0, 0, NULL);
+    if (b->perm) {
+        src = ch4coll_sched_scratch(b->s, uoff(b, b->p2));
+        d[nd++] = permute(b, b->in_buf, src);
+    }
+    v = ch4coll_sched_send(b->s, at(b, src, 0), uoff(b, b->p2), a->rank + 1, 0,
+                           nd, d);
     /* in place, my block overwrites the input: after it has been sent */
     nd = ch4coll_dep1(b->in_buf == CH4COLL_BUF_RECV ? v : -1, d);
     if (blk_count(a, a->rank) > 0)
@@ -269,9 +340,28 @@ int ch4coll_ntags_noncommutative(const ch4coll_args_t *a, const int64_t *params)
     return 2;
 }
 
-static int reduce_scatter_nc(ch4coll_sched_t *s, const ch4coll_args_t *a)
+/* Position offsets of the units in mirror order (b->poff, with room for
+ * p' vertex ids behind them); CH4COLL_ERR_NOMEM. */
+static int mirror_offsets(nc_t *b)
 {
-    int p = a->size, rank = a->rank;
+    int q, u;
+
+    b->poff = ch4coll_malloc((size_t) (b->p2 + 1) * sizeof(size_t) +
+                             (size_t) b->p2 * sizeof(int));
+    if (!b->poff)
+        return CH4COLL_ERR_NOMEM;
+    b->poff[0] = 0;
+    for (q = 0; q < b->p2; q++) {
+        u = mirror(b, q);
+        b->poff[q + 1] = b->poff[q] + uoff(b, u + 1) - uoff(b, u);
+    }
+    return CH4COLL_OK;
+}
+
+static int reduce_scatter_nc(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                             const int64_t *params)
+{
+    int p = a->size, rank = a->rank, rc;
     nc_t b;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_noncommutative(a, NULL));
@@ -285,20 +375,32 @@ static int reduce_scatter_nc(ch4coll_sched_t *s, const ch4coll_args_t *a)
     b.acc = b.tmp = -1;
     b.last_fold = b.tmp_free = -1;
     b.inrd = ch4coll_hz_user(CH4COLL_BUF_RECV);
+    b.perm = 0; /* mirror() is the identity for p' <= 2 */
+    b.poff = NULL;
     if (uoff(&b, b.p2) == 0)
         return CH4COLL_OK;
+    if (params[0] && b.p2 > 2) {
+        if ((rc = mirror_offsets(&b)) != CH4COLL_OK)
+            return rc;
+        b.perm = 1;
+    }
     if (b.newrank < 0) {
         removed(&b);
-        return CH4COLL_OK;
+    } else {
+        if (p > 1)
+            b.acc = ch4coll_sched_scratch(s, uoff(&b, b.p2));
+        b.tmp_len = largest_received(&b);
+        if (b.perm) { /* my partial starts as my input in position order */
+            b.last_fold = permute(&b, b.in_buf, b.acc);
+            b.mine_ro = 0;
+        }
+        if (rank < 2 * b.r) { /* step 1: the removed neighbour is lower */
+            b.last_fold = fold_in(&b, rank - 1, 1, 0, uoff(&b, b.p2));
+            b.mine_ro = 0;
+        }
+        route(&b, halving(&b));
     }
-    if (p > 1)
-        b.acc = ch4coll_sched_scratch(s, uoff(&b, b.p2));
-    b.tmp_len = largest_received(&b);
-    if (rank < 2 * b.r) { /* step 1: the removed neighbour is lower */
-        b.last_fold = fold_in(&b, rank - 1, 1, 0, uoff(&b, b.p2));
-        b.mine_ro = 0;
-    }
-    route(&b, halving(&b));
+    ch4coll_free(b.poff);
     return CH4COLL_OK;
 }
 
@@ -306,35 +408,38 @@ int ch4coll_reduce_scatter_noncommutative(ch4coll_sched_t *s,
                                           const ch4coll_args_t *a,
                                           const int64_t *params)
 {
-    (void) params;
-    return reduce_scatter_nc(s, a);
+    return reduce_scatter_nc(s, a, params);
 }
 
 int ch4coll_reduce_scatter_block_noncommutative(ch4coll_sched_t *s,
                                                 const ch4coll_args_t *a,
                                                 const int64_t *params)
 {
-    (void) params;
-    return reduce_scatter_nc(s, a);
+    return reduce_scatter_nc(s, a, params);
 }
 
 /* ------------------------------------------------------------------- cost */
 
-/* Bytes of the largest aligned range of `width` units. */
+/* Bytes of the largest aligned range of `width` positions (with perm,
+ * units mirror(q) for q in the range). */
 static double widest(const nc_t *b, int width)
 {
-    int lo;
-    size_t best = 0;
+    int lo, q;
+    size_t best = 0, sum;
 
-    for (lo = 0; lo < b->p2; lo += width)
-        if (uoff(b, lo + width) - uoff(b, lo) > best)
-            best = uoff(b, lo + width) - uoff(b, lo);
+    for (lo = 0; lo < b->p2; lo += width) {
+        for (sum = 0, q = lo; q < lo + width; q++)
+            sum += uoff(b, unit_at(b, q) + 1) - uoff(b, unit_at(b, q));
+        best = sum > best ? sum : best;
+    }
     return ch4coll_nbytes(b->a, best);
 }
 
 /* Pre-step, one halving step per bit (its widest range on the critical
- * path), then the busiest holder's routing messages. */
+ * path), then the busiest holder's routing messages (with perm, only the
+ * blocks handed back to the removed ranks). */
 static double reduce_scatter_nc_cost(const ch4coll_args_t *a,
+                                     const int64_t *params,
                                      const ch4coll_model_t *m)
 {
     int p = a->size, w, u, blk;
@@ -344,6 +449,7 @@ static double reduce_scatter_nc_cost(const ch4coll_args_t *a,
     b.a = a;
     b.p2 = ch4coll_pow2_floor(p);
     b.r = p - b.p2;
+    b.perm = params[0] && b.p2 > 2;
     all = ch4coll_nbytes(a, uoff(&b, b.p2));
     if (all == 0 || p == 1)
         return 0.0;
@@ -370,13 +476,11 @@ double ch4coll_cost_reduce_scatter_noncommutative(const ch4coll_args_t *a,
                                                   const int64_t *params,
                                                   const ch4coll_model_t *m)
 {
-    (void) params;
-    return reduce_scatter_nc_cost(a, m);
+    return reduce_scatter_nc_cost(a, params, m);
 }
 
 double ch4coll_cost_reduce_scatter_block_noncommutative(
     const ch4coll_args_t *a, const int64_t *params, const ch4coll_model_t *m)
 {
-    (void) params;
-    return reduce_scatter_nc_cost(a, m);
+    return reduce_scatter_nc_cost(a, params, m);
 }

@@ -653,8 +653,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_noncommutative,
-     .desc = "halving at distance 1..p'/2 on rank-ordered groups, blocks "
-             "routed to their owners; any op, any p",
+     .params = {{"permute", 1, 0, 1,
+                 "1: units in mirror order from the start, no routing step; "
+                 "0: natural order, blocks routed at the end"}},
+     .desc = "halving at distance 1..p'/2 on rank-ordered groups; units "
+             "permuted first or blocks routed last; any op, any p",
      .cost = ch4coll_cost_reduce_scatter_noncommutative,
      .ntags = ch4coll_ntags_noncommutative},
     {.name = "smp",
@@ -710,8 +713,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_noncommutative,
-     .desc = "halving at distance 1..p'/2 on rank-ordered groups, blocks "
-             "routed to their owners; any op, any p",
+     .params = {{"permute", 1, 0, 1,
+                 "1: units in mirror order from the start, no routing step; "
+                 "0: natural order, blocks routed at the end"}},
+     .desc = "halving at distance 1..p'/2 on rank-ordered groups; units "
+             "permuted first or blocks routed last; any op, any p",
      .cost = ch4coll_cost_reduce_scatter_block_noncommutative,
      .ntags = ch4coll_ntags_noncommutative},
     {.name = "smp",
