@@ -169,6 +169,7 @@ static unsigned char data_byte(unsigned salt, int r, int j, size_t i)
 typedef struct {
     int p;
     size_t *c, *d; /* irregular counts / reverse displs */
+    size_t *fd;    /* allgatherv: the odd ranks' displs, in rank order */
     size_t vtotal;
     size_t **sc, **sd, **rc, **rd; /* alltoallv per rank */
     size_t *stot, *rtot;
@@ -272,6 +273,7 @@ static void world_free(world_t *w)
     free(w->rsz);
     free(w->c);
     free(w->d);
+    free(w->fd);
     free(w->sc);
     free(w->sd);
     free(w->rc);
@@ -345,6 +347,14 @@ static void sizes(const hz_case_t *c, world_t *w, int r, size_t *ss, size_t *rs)
     }
 }
 
+/* The receive displacements of rank r: allgatherv's differ between ranks
+ * (MPI lets every rank place the blocks in its own recvbuf), so a
+ * schedule that assumed the peer's layout to be its own fails. */
+static const size_t *rdispls(const world_t *w, int r)
+{
+    return w->fd && r % 2 ? w->fd : w->d;
+}
+
 static void setup_v(const hz_case_t *c, world_t *w)
 {
     int p = c->p, r, j, sym = c->inplace;
@@ -362,6 +372,14 @@ static void setup_v(const hz_case_t *c, world_t *w)
         w->vtotal = pos;
     } else {
         w->vtotal = reverse_displs(w->c, w->d, p);
+    }
+    if (c->algo->coll == CH4COLL_ALLGATHERV) {
+        size_t pos = 0; /* each rank's recvbuf is its own: odd ranks keep */
+        w->fd = xcalloc((size_t) p * sizeof *w->fd); /* the blocks in order */
+        for (j = 0; j < p; j++) {
+            w->fd[j] = pos;
+            pos += w->c[j];
+        }
     }
     if (c->algo->coll != CH4COLL_ALLTOALLV)
         return;
@@ -429,7 +447,7 @@ static void fill_inputs(const hz_case_t *c, world_t *w, int r)
         for (i = 0; i < w->c[r]; i++) {
             s[i] = data_byte(w->salt, r, 0, i);
             if (c->inplace && (coll == CH4COLL_ALLGATHERV || root))
-                rb[w->d[r] + i] = data_byte(w->salt, r, 0, i);
+                rb[rdispls(w, r)[r] + i] = data_byte(w->salt, r, 0, i);
         }
         break;
     case CH4COLL_SCATTER:
@@ -494,7 +512,7 @@ static void expect(const hz_case_t *c, world_t *w, int r)
             break;
         for (j = 0; j < p; j++)
             for (i = 0; i < w->c[j]; i++)
-                x[w->d[j] + i] = data_byte(w->salt, j, 0, i);
+                x[rdispls(w, r)[j] + i] = data_byte(w->salt, j, 0, i);
         break;
     case CH4COLL_SCATTER:
         if (!(root && c->inplace))
@@ -592,7 +610,7 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
     case CH4COLL_ALLGATHERV:
     case CH4COLL_REDUCE_SCATTER:
         a->counts = w->c;
-        a->displs = w->d;
+        a->displs = rdispls(w, r);
         a->count = w->c[r];
         break;
     case CH4COLL_GATHERV:

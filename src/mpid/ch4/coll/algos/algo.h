@@ -201,6 +201,7 @@ int ch4coll_ntags_allgatherv_pipelined_ring(const ch4coll_args_t *,
 int ch4coll_ntags_reduce_butterfly(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_allgather_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bidir_ring(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_neighbor_exchange(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_chain(const ch4coll_args_t *, const int64_t *);
@@ -239,6 +240,12 @@ int ch4coll_allgather_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgatherv_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
+int ch4coll_allgather_neighbor_exchange(ch4coll_sched_t *,
+                                        const ch4coll_args_t *,
+                                        const int64_t *);
+int ch4coll_allgatherv_neighbor_exchange(ch4coll_sched_t *,
+                                         const ch4coll_args_t *,
+                                         const int64_t *);
 int ch4coll_allgather_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                  const int64_t *);
 int ch4coll_allgatherv_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -416,6 +423,12 @@ double ch4coll_cost_allgatherv_bruck(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_ring(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+double ch4coll_cost_allgather_neighbor_exchange(const ch4coll_args_t *,
+                                                const int64_t *,
+                                                const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_neighbor_exchange(const ch4coll_args_t *,
+                                                 const int64_t *,
+                                                 const ch4coll_model_t *);
 double ch4coll_cost_allgather_bidir_ring(const ch4coll_args_t *,
                                          const int64_t *,
                                          const ch4coll_model_t *);

@@ -407,6 +407,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "each link direction carries half (torus links, full duplex)",
      .cost = ch4coll_cost_allgather_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "neighbor_exchange",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_neighbor_exchange,
+     .restrictions = CH4COLL_F_NODES,
+     .desc = "pairs of ring neighbours swap blocks, then floor(p/2) - 1 steps "
+             "alternately across and inside the pairs, two blocks each (Chen "
+             "et al.); odd p: the last group is a triple",
+     .cost = ch4coll_cost_allgather_neighbor_exchange,
+     .ntags = ch4coll_ntags_neighbor_exchange},
     {.name = "multi_ring",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_multi_ring,
@@ -470,6 +479,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "irregular counts, empty halves skipped",
      .cost = ch4coll_cost_allgatherv_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "neighbor_exchange",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_neighbor_exchange,
+     .restrictions = CH4COLL_F_NODES,
+     .desc = "pairs of ring neighbours swap blocks, then floor(p/2) - 1 steps "
+             "alternately across and inside the pairs; irregular counts, "
+             "empty blocks skipped",
+     .cost = ch4coll_cost_allgatherv_neighbor_exchange,
+     .ntags = ch4coll_ntags_neighbor_exchange},
     {.name = "multi_ring",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_multi_ring,

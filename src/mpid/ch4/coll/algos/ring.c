@@ -1,5 +1,6 @@
 /*
- * ring.c - ring allgather and allgatherv, one-way and both ways.
+ * ring.c - ring allgather and allgatherv: one way, both ways, and the
+ * neighbour exchange.
  *
  * Source: the ring allgather of Rabenseifner & Adamidis section 3.7 ("each
  * process sends its chunk of the result vector around the ring to the right
@@ -59,6 +60,42 @@
  * it receives 0-1 of blocks 0 and 2 from rank 0 and 2-4 of blocks 2 and 0
  * from rank 2.  A block of one element has an empty lower half (h = 0),
  * so it travels only to the left; an empty half is skipped on both sides.
+ *
+ * neighbor_exchange: Chen et al.'s neighbour exchange (HPC Asia 2005; Open
+ * MPI's allgather "neighbor exchange", for even p only there), on the same
+ * ring positions, any p.  The positions form m = floor(p/2) groups: 2g and
+ * 2g+1, and for odd p the last group is the triple 2m-2, 2m-1, 2m.  Step
+ * 0: the members of a group swap their blocks.  Then steps s = 1..m-1
+ * alternate: odd s across a group boundary (the low member L_k of group k
+ * swaps with the high member of group k-1, the high member H_k with L_k+1),
+ * even s inside the group (L_k and H_k swap what they got at step s-1).
+ * A group's blocks travel as one message of the sum of their counts, so at
+ * s = 2j+1 L_k sends group k+j and
+ * receives k-1-j, H_k sends k-j and receives k+1+j, and at s = 2j L_k
+ * sends k-j to H_k and receives k+j (indices mod m): every rank gets the
+ * m - 1 other groups in m - 1 steps, one message each.  In the triple
+ * the ends also pass on to the middle member at the even steps what they
+ * got (groups k-1, k-2, .., floor(m/2) of them from L, floor((m-1)/2) from
+ * H), which takes one step more when m is even.
+ * T = p/2 alpha + (p-1) c beta for even p and regular blocks of c bytes:
+ * half the ring's messages, twice the size.  Odd p: step 0 and the
+ * triple's even steps are two messages on the ends' port, so the cost
+ * function charges them twice, and every step at the largest group
+ * (irregular blocks: an upper bound).  SimGrid, torus, p = 16, 2 KiB:
+ * 12.3 us, the ring 16.3, Open MPI's neighbour exchange 12.3; p = 17 (the
+ * triple): 17.1 us, where SMPI's ompi_neighborexchange falls back to its
+ * ring, 43.0.  Tags: step s on tag s (0..m).  A rank whose recvbuf holds
+ * a group's blocks back to back (in position order) sends and receives
+ * it in place; otherwise (allgatherv's displs are each rank's own, and
+ * the node order) the group goes through its slot of a scratch of N
+ * bytes, one copy per block in or out: the peers' layouts may differ, so
+ * only the message's size is common.  The node order takes p + nodes + 1
+ * ints, the groups' slots and arrival vertices 3m + 1 words.
+ * Worked example, p = 5: groups {0, 1} and {2, 3, 4}.  Step 0: 0 <-> 1;
+ * 2, 3, 4 each send their block to the other two.  Step 1 (across): rank
+ * 0 swaps with 4 (the ring wraps): 0 sends {0, 1}, gets {2, 3, 4}; 1 swaps
+ * with 2 the same way.  Now all but the middle rank 3 are done; step 2
+ * (m = 2 is even): 2 sends {0, 1} to 3.
  */
 #include "algo.h"
 
@@ -277,4 +314,344 @@ double ch4coll_cost_allgatherv_bidir_ring(const ch4coll_args_t *a,
 {
     (void) params;
     return stream_cost(a, m, LO) + stream_cost(a, m, HI);
+}
+
+/* ------------------------------------------------------ neighbor_exchange */
+
+/* The groups of ring positions: m = floor(p/2) of them, group g holding
+ * positions 2g and 2g+1, the last one 2m-2, 2m-1 and 2m when p is odd (a
+ * triple).  Group indices are taken mod m. */
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    const int *order;
+    int p, m, triple;
+    int *have;    /* per group: the vertex after which its blocks are here */
+    int *staged;  /* per group: in its slot of the scratch (1), packed (2) */
+    size_t *slot; /* per group: its offset in the scratch; slot[m]: size */
+    int scratch;  /* buffer id, -1 until first used */
+} ne_t;
+
+static int ne_mod(const ne_t *n, int g)
+{
+    return (g % n->m + n->m) % n->m;
+}
+
+static int ne_lo(int g)
+{
+    return 2 * g;
+}
+
+static int ne_hi(const ne_t *n, int g)
+{
+    return n->triple && g == n->m - 1 ? 2 * g + 2 : 2 * g + 1;
+}
+
+/* Where group g's non-empty blocks start in this rank's recvbuf when they
+ * lie there back to back in position order, else -1 (allgatherv's displs
+ * are this rank's own: the peer's may differ, so a group is always one
+ * message of the sum of its counts, staged on the side that needs it). */
+static long ne_direct(const ne_t *n, int g)
+{
+    const ch4coll_args_t *a = n->a;
+    int q;
+    size_t end = 0;
+    long first = -1;
+
+    for (q = ne_lo(g); q <= ne_hi(n, g); q++) {
+        int r = rank_at(n->order, q, n->p);
+        if (blk_count(a, r) == 0)
+            continue;
+        if (first >= 0 && blk_off(a, r) != end)
+            return -1;
+        if (first < 0)
+            first = (long) blk_off(a, r);
+        end = blk_off(a, r) + blk_count(a, r);
+    }
+    return first;
+}
+
+static ch4coll_ref_t ne_slot(ne_t *n, int g)
+{
+    if (n->scratch < 0)
+        n->scratch = ch4coll_sched_scratch(n->s, n->slot[n->m]);
+    return ch4coll_ref(n->scratch, ch4coll_eoff(n->a, n->slot[g]));
+}
+
+/* Copy group g's blocks between recvbuf and its slot (out: slot to
+ * recvbuf), each after dep; returns the vertex completing them. */
+static int ne_stage(ne_t *n, int g, int out, int dep)
+{
+    const ch4coll_args_t *a = n->a;
+    int q, ids[3], nid = 0, d[1];
+    size_t at = n->slot[g];
+
+    for (q = ne_lo(g); q <= ne_hi(n, g); q++) {
+        int r = rank_at(n->order, q, n->p);
+        size_t c = blk_count(a, r);
+        ch4coll_ref_t user =
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, r)));
+        ch4coll_ref_t mine = ch4coll_ref(n->scratch, ch4coll_eoff(a, at));
+        if (c == 0)
+            continue;
+        ids[nid++] =
+            ch4coll_sched_copy(n->s, out ? mine : user, out ? user : mine, c,
+                               ch4coll_dep1(dep, d), d);
+        at += c;
+    }
+    return nid == 1 ? ids[0] : ch4coll_sched_sink(n->s, nid, ids);
+}
+
+/* Receive group g from peer on tag (into place, or into its slot and then
+ * into place) and note its arrival. */
+static void ne_get(ne_t *n, int g, int peer, int tag)
+{
+    size_t len;
+    long at;
+    int v;
+
+    g = ne_mod(n, g);
+    len = n->slot[g + 1] - n->slot[g];
+    if (len == 0)
+        return;
+    at = ne_direct(n, g);
+    if (at >= 0) {
+        n->have[g] = ch4coll_sched_recv(
+            n->s,
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(n->a, (size_t) at)), len,
+            peer, tag, 0, NULL);
+        return;
+    }
+    v = ch4coll_sched_recv(n->s, ne_slot(n, g), len, peer, tag, 0, NULL);
+    n->staged[g] = 1;
+    n->have[g] = ne_stage(n, g, 1, v);
+}
+
+/* Send group g to peer on tag once it is here: from recvbuf, or from its
+ * slot (packed there first if it arrived in place or is this rank's). */
+static void ne_put(ne_t *n, int g, int peer, int tag)
+{
+    size_t len;
+    long at;
+    int d[1];
+    ch4coll_ref_t src;
+
+    g = ne_mod(n, g);
+    len = n->slot[g + 1] - n->slot[g];
+    if (len == 0)
+        return;
+    at = ne_direct(n, g);
+    if (at >= 0) {
+        src = ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(n->a, (size_t) at));
+    } else {
+        src = ne_slot(n, g);
+        if (!n->staged[g]) {
+            n->have[g] = ne_stage(n, g, 0, n->have[g]);
+            n->staged[g] = 2;
+        }
+    }
+    ch4coll_sched_send(n->s, src, len, peer, tag, ch4coll_dep1(n->have[g], d),
+                       d);
+}
+
+/* Step 0: the own block to the other members of the group, theirs from
+ * them; the own block is copied into place too. */
+static void ne_first(ne_t *n, int x, int k)
+{
+    const ch4coll_args_t *a = n->a;
+    int y, ids[5], nid = 0, me = a->rank, v;
+    size_t own = blk_count(a, me);
+    ch4coll_ref_t src =
+        a->inplace
+            ? ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, me)))
+            : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+
+    if (!a->inplace && own > 0)
+        ids[nid++] = ch4coll_sched_copy(
+            n->s, src,
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, me))), own,
+            0, NULL);
+    for (y = ne_lo(k); y <= ne_hi(n, k); y++) {
+        int r = rank_at(n->order, y, n->p);
+        if (y == x)
+            continue;
+        if (own > 0)
+            ch4coll_sched_send(n->s, src, own, r, 0, 0, NULL);
+        if (blk_count(a, r) > 0) {
+            v = ch4coll_sched_recv(
+                n->s,
+                ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, r))),
+                blk_count(a, r), r, 0, 0, NULL);
+            ids[nid++] = v;
+        }
+    }
+    n->have[k] = nid == 0   ? -1
+                 : nid == 1 ? ids[0]
+                            : ch4coll_sched_sink(n->s, nid, ids);
+}
+
+/* Tags 0..floor(p/2): one per step, the odd-p triple's last one included. */
+int ch4coll_ntags_neighbor_exchange(const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    (void) params;
+    return a->size / 2 + 1;
+}
+
+/* Steps 1..: odd ones across a group boundary, even ones inside a group
+ * (and, in the triple, from its ends to its middle). */
+static void ne_steps(ne_t *n, int x, int k)
+{
+    int m = n->m, lo = ne_lo(k), hi = ne_hi(n, k), s, j;
+    int left = rank_at(n->order, lo - 1, n->p),
+        right = rank_at(n->order, hi + 1, n->p);
+    int rlo = rank_at(n->order, lo, n->p), rhi = rank_at(n->order, hi, n->p);
+    int tri = n->triple && k == m - 1,
+        mid = tri ? rank_at(n->order, lo + 1, n->p) : -1;
+    int to_mid_lo = m / 2, to_mid_hi = (m - 1) / 2; /* groups the middle gets */
+    int last = tri && m % 2 == 0 ? m : m - 1;       /* its extra step */
+
+    for (s = 1; s <= last; s++) {
+        int across = s % 2;
+        j = across ? (s - 1) / 2 : s / 2;
+        if (s >= m) { /* the triple's extra step: low end to the middle */
+            if (x == lo)
+                ne_put(n, k - j, mid, s);
+            else if (x == lo + 1)
+                ne_get(n, k - j, rlo, s);
+            continue;
+        }
+        if (across && x == lo) {
+            ne_put(n, k + j, left, s);
+            ne_get(n, k - 1 - j, left, s);
+        } else if (across && x == hi) {
+            ne_put(n, k - j, right, s);
+            ne_get(n, k + 1 + j, right, s);
+        } else if (!across && x == lo) {
+            ne_put(n, k - j, rhi, s);
+            if (tri && j <= to_mid_lo)
+                ne_put(n, k - j, mid, s);
+            ne_get(n, k + j, rhi, s);
+        } else if (!across && x == hi) {
+            ne_put(n, k + j, rlo, s);
+            if (tri && j <= to_mid_hi)
+                ne_put(n, k + j, mid, s);
+            ne_get(n, k - j, rlo, s);
+        } else if (!across) { /* the triple's middle */
+            if (j <= to_mid_lo)
+                ne_get(n, k - j, rlo, s);
+            if (j <= to_mid_hi)
+                ne_get(n, k + j, rhi, s);
+        }
+    }
+}
+
+static int allgather_ne(ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    int p = a->size, x, rc = CH4COLL_OK, k, g, q, *order;
+    ne_t n = {s, a, NULL, p, p / 2, p % 2, NULL, NULL, NULL, -1};
+    size_t own = blk_count(a, a->rank);
+
+    if (p == 1) {
+        if (!a->inplace && own > 0)
+            ch4coll_sched_copy(
+                s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                ch4coll_ref(CH4COLL_BUF_RECV,
+                            ch4coll_eoff(a, blk_off(a, a->rank))),
+                own, 0, NULL);
+        return CH4COLL_OK;
+    }
+    rc = ring_order(a, &order, &x);
+    if (rc != CH4COLL_OK)
+        return rc;
+    n.order = order;
+    n.slot = ch4coll_malloc((size_t) (n.m + 1) * sizeof *n.slot +
+                            2 * (size_t) n.m * sizeof(int));
+    if (n.slot) {
+        n.have = (int *) (n.slot + n.m + 1);
+        n.staged = n.have + n.m;
+        n.slot[0] = 0;
+        for (g = 0; g < n.m; g++) {
+            n.have[g] = -1;
+            n.staged[g] = 0;
+            n.slot[g + 1] = n.slot[g];
+            for (q = ne_lo(g); q <= ne_hi(&n, g); q++)
+                n.slot[g + 1] += blk_count(a, rank_at(order, q, p));
+        }
+        k = x / 2 < n.m ? x / 2 : n.m - 1;
+        ne_first(&n, x, k);
+        ne_steps(&n, x, k);
+    } else {
+        rc = CH4COLL_ERR_NOMEM;
+    }
+    ch4coll_free(n.slot);
+    ch4coll_free(order);
+    return rc;
+}
+
+int ch4coll_allgather_neighbor_exchange(ch4coll_sched_t *s,
+                                        const ch4coll_args_t *a,
+                                        const int64_t *params)
+{
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_neighbor_exchange(a, params));
+    if (a->count == 0)
+        return CH4COLL_OK;
+    return allgather_ne(s, a);
+}
+
+int ch4coll_allgatherv_neighbor_exchange(ch4coll_sched_t *s,
+                                         const ch4coll_args_t *a,
+                                         const int64_t *params)
+{
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_neighbor_exchange(a, params));
+    return allgather_ne(s, a);
+}
+
+/* Step 0 (in the triple every rank sends and receives two blocks), then
+ * every later step at the largest group (rank order), twice where the
+ * triple's ends also feed its middle: an upper bound for irregular
+ * blocks, exact for regular ones and even p: p/2 alpha + (p-1) c beta. */
+static double ne_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
+{
+    int p = a->size, mg = p / 2, tri = p % 2, g, q, s, j, last;
+    double big = 0, own = 0, t;
+
+    if (p == 1)
+        return 0.0;
+    for (g = 0; g < mg; g++) {
+        double b = 0;
+        for (q = 2 * g; q <= (tri && g == mg - 1 ? 2 * g + 2 : 2 * g + 1);
+             q++) {
+            double c = ch4coll_nbytes(a, blk_count(a, q));
+            b += c;
+            own = c > own ? c : own;
+        }
+        big = b > big ? b : big;
+    }
+    t = (tri ? 2 : 1) * ch4coll_model_block(m, own);
+    last = tri && mg % 2 == 0 ? mg : mg - 1;
+    for (s = 1; s <= last; s++) {
+        j = s / 2;
+        t += (tri && s % 2 == 0 && s < mg && j <= mg / 2 ? 2 : 1) *
+             ch4coll_model_block(m, big);
+    }
+    return t;
+}
+
+double ch4coll_cost_allgather_neighbor_exchange(const ch4coll_args_t *a,
+                                                const int64_t *params,
+                                                const ch4coll_model_t *m)
+{
+    (void) params;
+    if (a->count == 0)
+        return 0.0;
+    return ne_cost(a, m);
+}
+
+double ch4coll_cost_allgatherv_neighbor_exchange(const ch4coll_args_t *a,
+                                                 const int64_t *params,
+                                                 const ch4coll_model_t *m)
+{
+    (void) params;
+    return ne_cost(a, m);
 }
