@@ -57,6 +57,8 @@
 static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
 
 /* A scratch file name of this process. */
+/* A file name of this process under /tmp, in a buffer that the next call
+ * overwrites. */
 static const char *tmp_path(const char *what)
 {
     static char path[256];
@@ -236,7 +238,7 @@ END_TEST
 START_TEST(test_json_cvar_file)
 {
     const char *var = "MPIR_CVAR_CH4COLL_SELECTION_TUNING_JSON_FILE";
-    const char *fifo = tmp_path("cvar.fifo");
+    char fifo[256], nulp[256], empty[256]; /* tmp_path's buffer is reused */
     static const char nul[] = "{}\0";
     const char *paths[3];
     char err[ERRLEN];
@@ -246,23 +248,26 @@ START_TEST(test_json_cvar_file)
     ck_assert_int_eq(ch4coll_tree_load(&def, ch4coll_default_json, "d", NULL,
                                        err, sizeof err),
                      CH4COLL_OK);
+    strcpy(fifo, tmp_path("cvar.fifo"));
+    strcpy(nulp, tmp_path("cvar_nul.json"));
+    strcpy(empty, tmp_path("cvar_empty.json"));
     unlink(fifo);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-    write_file(tmp_path("cvar_nul.json"), nul, sizeof nul - 1);
-    write_file(tmp_path("cvar_empty.json"), "", 0);
+    write_file(nulp, nul, sizeof nul - 1);
+    write_file(empty, "", 0);
     paths[0] = fifo;
-    paths[1] = tmp_path("cvar_nul.json");
+    paths[1] = nulp;
     paths[2] = "/nonexistent/tuning.json";
     signal(SIGALRM, on_alarm);
     for (i = 0; i < 3; i++) {
-        setenv(var, i == 1 ? tmp_path("cvar_nul.json") : paths[i], 1);
+        setenv(var, paths[i], 1);
         alarm(10);
         ck_assert_int_eq(ch4coll_select_init(), CH4COLL_ERR_ARG);
         alarm(0);
         ck_assert_ptr_nonnull(ch4coll_select_tree());
         ck_assert(ch4coll_select_tree()->checksum == def.checksum);
     }
-    setenv(var, tmp_path("cvar_empty.json"), 1);
+    setenv(var, empty, 1);
     ck_assert_int_eq(ch4coll_select_init(), CH4COLL_ERR_ARG);
     ck_assert(ch4coll_select_tree()->checksum == def.checksum);
     /* an empty value: the default, no error */
@@ -271,8 +276,8 @@ START_TEST(test_json_cvar_file)
     unsetenv(var);
     ch4coll_select_use_default();
     unlink(fifo);
-    unlink(tmp_path("cvar_nul.json"));
-    unlink(tmp_path("cvar_empty.json"));
+    unlink(nulp);
+    unlink(empty);
     ch4coll_tree_free(&def);
 }
 END_TEST
