@@ -402,24 +402,32 @@ static int ne_stage(ne_t *n, int g, int out, int dep)
     return nid == 1 ? ids[0] : ch4coll_sched_sink(n->s, nid, ids);
 }
 
+/* Group g (taken mod m): the length of its message (0: nothing moves)
+ * and whether this rank's recvbuf holds it back to back, at *at. */
+static size_t ne_msg(ne_t *n, int *g, int *in_place, ch4coll_ref_t *at)
+{
+    long off;
+
+    *g = ne_mod(n, *g);
+    off = ne_direct(n, *g);
+    *in_place = off >= 0;
+    if (off >= 0)
+        *at = ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(n->a, (size_t) off));
+    return n->slot[*g + 1] - n->slot[*g];
+}
+
 /* Receive group g from peer on tag (into place, or into its slot and then
  * into place) and note its arrival. */
 static void ne_get(ne_t *n, int g, int peer, int tag)
 {
-    size_t len;
-    long at;
-    int v;
+    ch4coll_ref_t at;
+    int in_place, v;
+    size_t len = ne_msg(n, &g, &in_place, &at);
 
-    g = ne_mod(n, g);
-    len = n->slot[g + 1] - n->slot[g];
     if (len == 0)
         return;
-    at = ne_direct(n, g);
-    if (at >= 0) {
-        n->have[g] = ch4coll_sched_recv(
-            n->s,
-            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(n->a, (size_t) at)), len,
-            peer, tag, 0, NULL);
+    if (in_place) {
+        n->have[g] = ch4coll_sched_recv(n->s, at, len, peer, tag, 0, NULL);
         return;
     }
     v = ch4coll_sched_recv(n->s, ne_slot(n, g), len, peer, tag, 0, NULL);
@@ -431,26 +439,20 @@ static void ne_get(ne_t *n, int g, int peer, int tag)
  * slot (packed there first if it arrived in place or is this rank's). */
 static void ne_put(ne_t *n, int g, int peer, int tag)
 {
-    size_t len;
-    long at;
-    int d[1];
-    ch4coll_ref_t src;
+    ch4coll_ref_t at;
+    int in_place, d[1];
+    size_t len = ne_msg(n, &g, &in_place, &at);
 
-    g = ne_mod(n, g);
-    len = n->slot[g + 1] - n->slot[g];
     if (len == 0)
         return;
-    at = ne_direct(n, g);
-    if (at >= 0) {
-        src = ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(n->a, (size_t) at));
-    } else {
-        src = ne_slot(n, g);
+    if (!in_place) {
+        at = ne_slot(n, g);
         if (!n->staged[g]) {
             n->have[g] = ne_stage(n, g, 0, n->have[g]);
             n->staged[g] = 2;
         }
     }
-    ch4coll_sched_send(n->s, src, len, peer, tag, ch4coll_dep1(n->have[g], d),
+    ch4coll_sched_send(n->s, at, len, peer, tag, ch4coll_dep1(n->have[g], d),
                        d);
 }
 
