@@ -98,6 +98,7 @@ static void search_all(const ch4coll_tree_t *t, const ch4coll_selin_t *comm)
             in.nonblocking = (int) (k & 1);
             in.count = in.avg_msg_size = counts[k / 2];
             in.total_msg_size = counts[k / 2] * comm->comm_size;
+            in.nonempty_blocks = k / 2 & 1 ? comm->comm_size : 1;
             in.commutative = in.op_builtin = (int) (k & 1);
             in.inplace = in.block_regular = (int) (k / 2 & 1);
             leaf = ch4coll_tree_search(t, &in, accept_all, &traced, count_line);

@@ -98,6 +98,7 @@ ch4coll_selin_t call_in(int coll, int p, int64_t bytes)
     in.count = bytes;
     in.avg_msg_size = bytes;
     in.total_msg_size = bytes * p;
+    in.nonempty_blocks = bytes ? p : 0;
     in.commutative = 1;
     in.op_builtin = 1;
     in.block_regular = 1;
@@ -254,6 +255,7 @@ int prune_equivalence(const ch4coll_tree_t *t, uint64_t seed)
                 in.count = rnd(&seed, 2) ? bytes : bytes / 4;
                 in.avg_msg_size = bytes;
                 in.total_msg_size = bytes * p + rnd(&seed, 3);
+                in.nonempty_blocks = rnd(&seed, p + 1);
                 in.commutative = rnd(&seed, 2);
                 in.op_builtin = rnd(&seed, 2);
                 in.inplace = rnd(&seed, 2);

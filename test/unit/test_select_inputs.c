@@ -192,6 +192,7 @@ START_TEST(test_selin_values)
 {
     size_t irregular[VP] = {3, 0, 11, 5, 1, 17, 8};
     size_t regular[VP] = {6, 6, 6, 6, 6, 6, 6};
+    size_t one_sender[VP] = {0, 0, 45, 0, 0, 0, 0};
     ch4coll_args_t a;
     ch4coll_selin_t in;
     int c;
@@ -204,14 +205,22 @@ START_TEST(test_selin_values)
     ck_assert_int_eq(in.count, 45);
     ck_assert_int_eq(in.total_msg_size, 45);
     ck_assert_int_eq(in.avg_msg_size, 45 / VP);
+    ck_assert_int_eq(in.nonempty_blocks, VP - 1); /* one count is 0 */
     ck_assert_int_eq(in.block_regular, 0);
     ck_assert_int_eq(in.comm_size, VP); /* communicator fields untouched */
+
+    /* one rank sends (an allgatherv from one rank): one non-empty block */
+    a = v_args(CH4COLL_ALLGATHERV, 3, one_sender, NULL);
+    ch4coll_selin_from_args(&a, &in);
+    ck_assert_int_eq(in.nonempty_blocks, 1);
+    ck_assert_int_eq(in.avg_msg_size, 45 / VP);
 
     a = v_args(CH4COLL_REDUCE_SCATTER, 5, regular, NULL);
     ch4coll_selin_from_args(&a, &in);
     ck_assert_int_eq(in.count, 42);
     ck_assert_int_eq(in.total_msg_size, 42 * 4);
     ck_assert_int_eq(in.avg_msg_size, 42 * 4 / VP);
+    ck_assert_int_eq(in.nonempty_blocks, VP);
     ck_assert_int_eq(in.block_regular, 1);
 
     /* regular collectives: count per rank, total over ranks */
@@ -226,6 +235,7 @@ START_TEST(test_selin_values)
     ck_assert_int_eq(in.count, 10);
     ck_assert_int_eq(in.avg_msg_size, 40);
     ck_assert_int_eq(in.total_msg_size, 40 * VP);
+    ck_assert_int_eq(in.nonempty_blocks, VP);
     ck_assert_int_eq(in.inplace, 1);
     ck_assert_int_eq(in.commutative, 1);
 
@@ -250,6 +260,7 @@ START_TEST(test_selin_values)
     ch4coll_selin_from_args(&a, &in);
     ck_assert_int_eq(in.count, 0);
     ck_assert_int_eq(in.total_msg_size, 0);
+    ck_assert_int_eq(in.nonempty_blocks, 0);
 }
 END_TEST
 
@@ -286,6 +297,7 @@ START_TEST(test_selin_v_zero)
             ck_assert_int_eq(in.count, 0);
             ck_assert_int_eq(in.avg_msg_size, 0);
             ck_assert_int_eq(in.total_msg_size, 0);
+            ck_assert_int_eq(in.nonempty_blocks, 0);
             ck_assert_int_eq(in.block_regular, 0);
             ck_assert_ptr_eq(found_algo(&t, &in), algo(coll, ours));
         }

@@ -81,6 +81,10 @@ static void set_total(ch4coll_selin_t *in, int64_t v)
 {
     in->total_msg_size = v;
 }
+static void set_nonempty(ch4coll_selin_t *in, int64_t v)
+{
+    in->nonempty_blocks = (int) v;
+}
 /* comm_avg_ppn: 3 nodes, v ranks, so the threshold N is crossed at 3N. */
 static void set_size_3nodes(ch4coll_selin_t *in, int64_t v)
 {
@@ -131,6 +135,7 @@ static const struct {
     {"count", set_count, 1, INT64_MAX - 1},
     {"avg_msg_size", set_avg, 1, INT64_MAX - 1},
     {"total_msg_size", set_total, 1, INT64_MAX - 1},
+    {"nonempty_blocks", set_nonempty, 1, INT_MAX - 1},
     {"comm_nodes", set_nodes, 1, INT_MAX - 1},
     {"comm_avg_ppn", set_size_3nodes, 3, 1000},
 };

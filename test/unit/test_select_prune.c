@@ -149,13 +149,14 @@ static void random_key(gen_t *g, char *key, size_t len)
         "comm_size=pow2",  "comm_size=nonpow2", "comm_size=node_comm_size",
         "comm_type=intra", "comm_type=inter",   "comm_size=any",
         "count<pow2",      "avg_msg_size=any",  "count=any"};
-    static const char *const ints[] = {"comm_size<=",      "comm_size<",
-                                       "comm_nodes<=",     "comm_nodes<",
-                                       "comm_avg_ppn<=",   "comm_avg_ppn<",
-                                       "delta_expo_max<=", "delta_expo_max<",
-                                       "avg_msg_size<=",   "avg_msg_size<",
-                                       "total_msg_size<=", "total_msg_size<",
-                                       "count<=",          "count<"};
+    static const char *const ints[] = {"comm_size<=",       "comm_size<",
+                                       "comm_nodes<=",      "comm_nodes<",
+                                       "comm_avg_ppn<=",    "comm_avg_ppn<",
+                                       "delta_expo_max<=",  "delta_expo_max<",
+                                       "avg_msg_size<=",    "avg_msg_size<",
+                                       "total_msg_size<=",  "total_msg_size<",
+                                       "count<=",           "count<",
+                                       "nonempty_blocks<=", "nonempty_blocks<"};
     static const char *const words[] = {
         "is_node_consecutive=", "is_multi_threaded=",  "is_commutative=",
         "is_op_built_in=",      "is_sendbuf_inplace=", "is_block_regular="};

@@ -165,6 +165,16 @@ static int total_lt(const ch4coll_selin_t *in, int64_t a)
     return in->total_msg_size < a;
 }
 
+static int nonempty_le(const ch4coll_selin_t *in, int64_t a)
+{
+    return in->nonempty_blocks <= a;
+}
+
+static int nonempty_lt(const ch4coll_selin_t *in, int64_t a)
+{
+    return in->nonempty_blocks < a;
+}
+
 static int commutative(const ch4coll_selin_t *in, int64_t a)
 {
     return in->commutative == (int) a;
@@ -263,6 +273,12 @@ const ch4coll_pred_t ch4coll_preds[] = {
     {"total_msg_size", LE, INT, NULL, CALL, total_le,
      "bytes of all ranks together"},
     {"total_msg_size", LT, INT, NULL, CALL, total_lt, "as total_msg_size<="},
+    {"nonempty_blocks", LE, INT, NULL, CALL, nonempty_le,
+     "ranks whose block is not empty (allgatherv, reduce_scatter; "
+     "comm_size for the other sized collectives; 0 when no rank knows "
+     "every count)"},
+    {"nonempty_blocks", LT, INT, NULL, CALL, nonempty_lt,
+     "as nonempty_blocks<="},
     {"is_commutative", EQ, WORD, yes_no, CALL, commutative,
      "the op is commutative"},
     {"is_sendbuf_inplace", EQ, WORD, yes_no, CALL, inplace,

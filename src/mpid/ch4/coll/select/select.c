@@ -87,6 +87,15 @@ static int64_t sum(const size_t *v, int p)
     return s;
 }
 
+static int nonempty(const size_t *v, int p)
+{
+    int i, n = 0;
+
+    for (i = 0; i < p; i++)
+        n += v[i] != 0;
+    return n;
+}
+
 static int regular(const size_t *v, int p)
 {
     int i;
@@ -116,6 +125,7 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
     case CH4COLL_ALLTOALLV:
         /* no rank knows every count: nothing size-based can be agreed */
         in->count = in->avg_msg_size = in->total_msg_size = 0;
+        in->nonempty_blocks = 0;
         in->block_regular = 0;
         break;
     case CH4COLL_ALLGATHERV:
@@ -124,13 +134,16 @@ void ch4coll_selin_from_args(const ch4coll_args_t *a, ch4coll_selin_t *in)
         in->total_msg_size = in->count * esize;
         in->avg_msg_size = in->total_msg_size / p;
         in->block_regular = regular(a->counts, p);
+        in->nonempty_blocks = esize ? nonempty(a->counts, p) : 0;
         break;
     case CH4COLL_BARRIER:
         in->count = in->avg_msg_size = in->total_msg_size = 0;
+        in->nonempty_blocks = 0;
         break;
     default: /* one block per rank, the same everywhere */
         in->avg_msg_size = block * esize;
         in->total_msg_size = block * esize * p;
+        in->nonempty_blocks = in->avg_msg_size ? p : 0;
         break;
     }
     /* MPI makes MPI_IN_PLACE collective only for these; elsewhere (rooted

@@ -40,6 +40,7 @@ typedef struct {
     int nonblocking; /* match collective=i<coll> branches, not <coll> */
     int64_t count;   /* elements (reductions) or bytes */
     int64_t avg_msg_size, total_msg_size;
+    int nonempty_blocks; /* ranks contributing bytes (0: not agreed) */
     int commutative, op_builtin, inplace, block_regular;
 } ch4coll_selin_t;
 

@@ -31,7 +31,8 @@
  * cell is (collective, ppn, p, bytes, group), so a range's algorithm must
  * be good on every platform measured there, and where no algorithm is
  * good on all of them at one p and size, that size takes the one with the
- * smallest summed time / best over the platforms: a choice is kept only
+ * smallest summed time / best over the platforms (among those measured on
+ * the most of them, when none has a time on all): a choice is kept only
  * where it holds across them.  --hold-out COL=VALUE keeps the matching
  * rows out of the tree and checks the tree on them alone (held-out
  * regret, per group).
@@ -486,24 +487,35 @@ static int sizes_of(const plane_t *pl, long p_lo, long p_hi, long long *out)
     return k;
 }
 
+/* A cell an algorithm has no time in costs this much: more than any sum
+ * of time / best, so an algorithm measured in every cell always wins
+ * over one that is not, and among those that are not the one measured
+ * in the most wins (the large column runs only the best few algorithms
+ * of the size before, which may differ between platforms). */
+#define MISSED 1e12
+
 /* Summed time / best of alg over the cells of p in [p_lo, p_hi] and b in
- * [b_lo, b_hi]; HUGE_VAL if it misses one of them. */
+ * [b_lo, b_hi], plus MISSED per cell without its time; HUGE_VAL if it
+ * has a time in none of them. */
 static double cost(const plane_t *pl, long p_lo, long p_hi, long long b_lo,
                    long long b_hi, int alg)
 {
     double s = 0;
-    int i;
+    int i, timed = 0;
 
     for (i = 0; i < pl->n; i++) {
         const cell_t *c = &pl->c[i];
 
         if (c->p < p_lo || c->p > p_hi || c->b < b_lo || c->b > b_hi)
             continue;
-        if (c->t[alg] <= 0)
-            return HUGE_VAL;
+        if (c->t[alg] <= 0) {
+            s += MISSED;
+            continue;
+        }
+        timed = 1;
         s += c->t[alg] / c->best;
     }
-    return s;
+    return timed ? s : HUGE_VAL;
 }
 
 static int cheapest(const plane_t *pl, long p_lo, long p_hi, long long b_lo,
