@@ -100,6 +100,17 @@ CH4COLL_API const char *ch4coll_last_decision(void);
 CH4COLL_API int ch4coll_dot(const char *spec, const char *path, char *err,
                             size_t errlen);
 
+/* A digest of what a call runs: for every rank of the call shape of
+ * spec (--explain's keys), the algorithm ch4coll_explain would choose under
+ * the current environment (forced CVARs included), its parameters and
+ * every vertex and edge of the schedule it builds (native: the name).
+ * Builders are pure, so a digest that did not change means the same
+ * messages, in the same order, with the same dependencies
+ * (maint/smpi-compare keeps a grid part while its digests hold).  Returns
+ * 0, or -1 with the reason in err. */
+CH4COLL_API int ch4coll_fingerprint(const char *spec, uint64_t *out, char *err,
+                                    size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

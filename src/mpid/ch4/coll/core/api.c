@@ -366,75 +366,112 @@ static void explain_place(ch4coll_args_t *a, ch4coll_selin_t *comm, int ppn,
     comm->hierarchy = ch4coll_hierarchy(comm->nodes, a->size);
 }
 
-int ch4coll_explain(const char *spec, char *out, size_t outlen)
-{
-    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
-    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
+/* A spec's call as --explain and --fingerprint see it: the shape (the
+ * v-collectives' blocks in vec, 2 p entries), the virtual placement
+ * (node_of, 2 p ints) and the tree pruned for that communicator. */
+typedef struct {
     ch4coll_args_t a;
     ch4coll_selin_t comm;
     ch4coll_tree_t own, pruned;
     const ch4coll_tree_t *tree;
-    ch4coll_choice_t ch;
     ch4coll_locality_t loc;
-    textbuf_t tb = {out, outlen, 0};
-    char file[512], line[1200], err[1024];
     int64_t bytes;
+    int ppn, map, dist;
+    int have_own, have_pruned; /* own (file=) and pruned need freeing */
     size_t *vec;
-    int i, rc, ppn, map, dist, *node_of;
-    size_t at = 0;
+    int *node_of;
+    char file[512];
+} spec_call_t;
 
-    if (explain_spec(spec, &a, &comm, &bytes, &ppn, &map, &dist, file,
-                     sizeof file, out, outlen) != 0)
+static void call_close(spec_call_t *c)
+{
+    if (c->have_pruned)
+        ch4coll_tree_free(&c->pruned);
+    if (c->have_own)
+        ch4coll_tree_free(&c->own);
+    free(c->vec);
+    free(c->node_of);
+    memset(c, 0, sizeof *c);
+}
+
+/* Parse spec into c (0), or -1 with the reason in err. */
+static int call_open(spec_call_t *c, const char *spec, char *err, size_t len)
+{
+    static const ch4coll_elem_t int_elem = {MPI_INT, 4, 4, 0, 4, 1};
+    static const ch4coll_elem_t byte_elem = {MPI_BYTE, 1, 1, 0, 1, 1};
+    ch4coll_args_t *a = &c->a;
+    char why[1024];
+    size_t at = 0;
+    int i;
+
+    memset(c, 0, sizeof *c);
+    if (explain_spec(spec, a, &c->comm, &c->bytes, &c->ppn, &c->map, &c->dist,
+                     c->file, sizeof c->file, err, len) != 0)
         return -1;
     ch4coll_config_load();
-    if (file[0]) {
-        if (ch4coll_tree_load_file(&own, file, collect_warning, err,
-                                   sizeof err) != CH4COLL_OK) {
-            snprintf(out, outlen, "%s", err);
+    if (c->file[0]) {
+        if (ch4coll_tree_load_file(&c->own, c->file, collect_warning, why,
+                                   sizeof why) != CH4COLL_OK) {
+            snprintf(err, len, "%s", why);
             return -1;
         }
-        tree = &own;
+        c->have_own = 1;
     } else {
         ch4coll_select_init();
-        tree = ch4coll_select_tree();
     }
-    a.elem = ch4coll_coll_is_reduction(a.coll) ? int_elem : byte_elem;
-    a.op = MPI_SUM;
-    a.count = (size_t) bytes / a.elem.size;
-    vec = malloc(2 * (size_t) a.size * sizeof *vec);
-    node_of = malloc(2 * (size_t) a.size * sizeof *node_of);
-    if (vec && node_of)
-        explain_place(&a, &comm, ppn, map, node_of, &loc);
-    if (!vec || !node_of ||
-        ch4coll_tree_prune(tree, &comm, &pruned) != CH4COLL_OK) {
-        snprintf(out, outlen, "out of memory");
-        free(vec);
-        free(node_of);
+    a->elem = ch4coll_coll_is_reduction(a->coll) ? int_elem : byte_elem;
+    a->op = MPI_SUM;
+    a->count = (size_t) c->bytes / a->elem.size;
+    a->model = &ch4coll_config.model; /* as a call's (core/run.c) */
+    c->vec = malloc(2 * (size_t) a->size * sizeof *c->vec);
+    c->node_of = malloc(2 * (size_t) a->size * sizeof *c->node_of);
+    if (c->vec && c->node_of)
+        explain_place(a, &c->comm, c->ppn, c->map, c->node_of, &c->loc);
+    c->tree = c->have_own ? &c->own : ch4coll_select_tree();
+    if (!c->vec || !c->node_of ||
+        ch4coll_tree_prune(c->tree, &c->comm, &c->pruned) != CH4COLL_OK) {
+        snprintf(err, len, "out of memory");
+        call_close(c);
         return -1;
     }
-    if (vec) /* v-collectives' blocks: the distribution's, in elements */
-        ch4coll_distrib_counts(dist, a.size, (size_t) bytes, vec);
-    for (i = 0; vec && i < a.size; i++) {
-        vec[i] /= a.elem.size;
-        vec[a.size + i] = at;
-        at += vec[i];
+    c->have_pruned = 1;
+    /* v-collectives' blocks: the distribution's, in elements */
+    ch4coll_distrib_counts(c->dist, a->size, (size_t) c->bytes, c->vec);
+    for (i = 0; i < a->size; i++) {
+        c->vec[i] /= a->elem.size;
+        c->vec[a->size + i] = at;
+        at += c->vec[i];
     }
-    a.counts = a.scounts = vec;
-    a.displs = a.sdispls = vec + a.size;
+    a->counts = a->scounts = c->vec;
+    a->displs = a->sdispls = c->vec + a->size;
+    return 0;
+}
+
+int ch4coll_explain(const char *spec, char *out, size_t outlen)
+{
+    spec_call_t c;
+    const ch4coll_args_t *a = &c.a;
+    ch4coll_choice_t ch;
+    textbuf_t tb = {out, outlen, 0};
+    char line[1200];
+    int i, rc;
+
+    if (call_open(&c, spec, out, outlen) != 0)
+        return -1;
     snprintf(line, sizeof line,
              "%s%s comm_size=%d bytes=%lld%s%s nodes=%d ppn=%d..%d%s%s%s "
              "(tree: %s)",
-             a.nonblocking ? "i" : "", ch4coll_coll_name(a.coll), a.size,
-             (long long) bytes, dist != CH4COLL_D_REGULAR ? " dist=" : "",
-             dist != CH4COLL_D_REGULAR ? ch4coll_distrib_name(dist) : "",
-             comm.nodes, comm.ppn_min, comm.ppn_max,
-             comm.nodes > 1 && comm.nodes < a.size
-                 ? (map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
+             a->nonblocking ? "i" : "", ch4coll_coll_name(a->coll), a->size,
+             (long long) c.bytes, c.dist != CH4COLL_D_REGULAR ? " dist=" : "",
+             c.dist != CH4COLL_D_REGULAR ? ch4coll_distrib_name(c.dist) : "",
+             c.comm.nodes, c.comm.ppn_min, c.comm.ppn_max,
+             c.comm.nodes > 1 && c.comm.nodes < a->size
+                 ? (c.map == CH4COLL_MAP_CYCLIC ? " cyclic" : " block")
                  : "",
-             a.commutative ? "" : " noncommutative",
-             a.inplace ? " in_place" : "", tree ? tree->name : "none");
+             a->commutative ? "" : " noncommutative",
+             a->inplace ? " in_place" : "", c.tree ? c.tree->name : "none");
     append(&tb, line);
-    rc = ch4coll_select(&a, &pruned, &comm, &ch, trace_line, &tb);
+    rc = ch4coll_select(a, &c.pruned, &c.comm, &ch, trace_line, &tb);
     if (rc != CH4COLL_OK) {
         snprintf(line, sizeof line, "-> error: %s", ch4coll_strerror(rc));
     } else {
@@ -446,12 +483,94 @@ int ch4coll_explain(const char *spec, char *out, size_t outlen)
         snprintf(line + n, sizeof line - n, " (%s)", ch.why);
     }
     append(&tb, line);
-    ch4coll_tree_free(&pruned);
-    if (file[0])
-        ch4coll_tree_free(&own);
-    free(vec);
-    free(node_of);
+    call_close(&c);
     return rc == CH4COLL_OK ? 0 : -1;
+}
+
+/* ----------------------------------------------------- --fingerprint */
+
+/* FNV-1a over one integer's 8 bytes, little end first (no padding, the
+ * same on every host). */
+static uint64_t mix(uint64_t h, int64_t v)
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        h ^= (uint64_t) v >> (8 * i) & 0xff;
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t mix_text(uint64_t h, const char *t)
+{
+    for (; *t; t++)
+        h = mix(h, (unsigned char) *t);
+    return mix(h, 0);
+}
+
+/* Everything of a committed schedule the executor acts on: its tags, its
+ * buffers' sizes, and every vertex with its edges. */
+static uint64_t mix_sched(uint64_t h, const ch4coll_sched_t *s)
+{
+    int i, j;
+
+    h = mix(mix(mix(h, s->nv), s->ntags), s->nbufs);
+    for (i = 0; i < s->nbufs; i++)
+        h = mix(h, (int64_t) (s->scratch_of ? s->scratch_of[i].bytes : 0));
+    for (i = 0; i < s->nv; i++) {
+        const ch4coll_vtx_t *v = &s->vtx[i];
+
+        h = mix(mix(mix(h, v->kind), v->peer), v->tag);
+        h = mix(mix(mix(h, v->a.buf), (int64_t) v->a.off), v->b.buf);
+        h = mix(mix(mix(h, (int64_t) v->b.off), (int64_t) v->count), v->n_out);
+        for (j = 0; j < v->n_out; j++)
+            h = mix(h, s->succ[v->out_first + j]);
+    }
+    return h;
+}
+
+int ch4coll_fingerprint(const char *spec, uint64_t *out, char *err,
+                        size_t errlen)
+{
+    spec_call_t c;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    int r, i, rc = 0;
+
+    if (call_open(&c, spec, err, errlen) != 0)
+        return -1;
+    for (r = 0; r < c.a.size && rc == 0; r++) {
+        ch4coll_args_t a = c.a;
+        ch4coll_choice_t ch;
+        ch4coll_sched_t s;
+
+        a.rank = r;
+        if (a.coll == CH4COLL_ALLGATHERV || a.coll == CH4COLL_REDUCE_SCATTER)
+            a.count = c.vec[r]; /* this rank's own block, as MPI gives it */
+        if (ch4coll_select(&a, &c.pruned, &c.comm, &ch, NULL, NULL) !=
+            CH4COLL_OK) {
+            h = mix_text(h, "refused");
+            continue;
+        }
+        h = mix_text(h, ch.algo->name);
+        for (i = 0; i < ch4coll_algo_nparams(ch.algo); i++)
+            h = mix(h, ch.params[i]);
+        if (!ch.algo->build) /* native: the host's own collective */
+            continue;
+        if (ch4coll_sched_init(&s, &a.elem, a.op, r, a.size) != CH4COLL_OK ||
+            ch.algo->build(&s, &a, ch.params) != CH4COLL_OK ||
+            ch4coll_sched_commit(&s) != CH4COLL_OK) {
+            snprintf(err, errlen, "%s: building rank %d failed: %s",
+                     ch.algo->name, r, ch4coll_strerror(s.status));
+            rc = -1;
+        } else {
+            h = mix_sched(h, &s);
+        }
+        ch4coll_sched_destroy(&s);
+    }
+    call_close(&c);
+    *out = h;
+    return rc;
 }
 
 /* -------------------------------------------------------- --validate */

@@ -101,6 +101,16 @@ static void usage(FILE *f)
            "                      coll=C,algorithm=A[:k=v,...],p=P[,rank=R]"
            "[,root=R][,count=N]\n"
            "                      (all ranks unless rank= is given)\n"
+           "  --fingerprint SPEC...\n"
+           "                      per SPEC (--explain's keys) a 16-digit "
+           "digest of what the\n"
+           "                      call runs on every rank under the current "
+           "CVARs: the\n"
+           "                      algorithm chosen, its parameters and its "
+           "schedule's\n"
+           "                      vertices and edges (maint/smpi-compare "
+           "keeps a grid part\n"
+           "                      while its digests hold)\n"
            "  --version           print the version\n"
            "  --help              this text\n");
 }
@@ -284,6 +294,20 @@ int main(int argc, char **argv)
         int rc = ch4coll_validate(argv[2], buf, sizeof buf);
         fputs(buf, rc == 0 ? stdout : stderr);
         return rc == 0 ? 0 : 1;
+    }
+    if (strcmp(argv[1], "--fingerprint") == 0 && argc >= 3) {
+        int i;
+
+        for (i = 2; i < argc; i++) {
+            uint64_t h;
+
+            if (ch4coll_fingerprint(argv[i], &h, buf, sizeof buf) != 0) {
+                fprintf(stderr, "ch4coll-info: %s: %s\n", argv[i], buf);
+                return 1;
+            }
+            printf("%016llx %s\n", (unsigned long long) h, argv[i]);
+        }
+        return 0;
     }
     if (strcmp(argv[1], "--dot") == 0 && (argc == 3 || argc == 5)) {
         if (argc == 5 && strcmp(argv[3], "-o") == 0)
