@@ -1,7 +1,7 @@
 /*
  * line.c - the BlueGene/L "line" collectives on a virtual mesh: a
- * multi-stream pipelined broadcast and a multi-phase allreduce for short
- * vectors.
+ * multi-stream pipelined broadcast, a multi-phase allreduce for short
+ * vectors and the allgather of the same phases.
  *
  * Source: Almasi et al. (BG/L) section 3.1, Figure 1 (broadcast: parts of
  * the message pipelined down non-overlapping spanning trees of the mesh)
@@ -64,6 +64,37 @@
  * 4 (d = 1) gets P_3 in step 1, P_5 in step 2 and forms 3 op (4 op 5).
  * Phase 1 lines {0,3,6,9}, {1,4,7,10}, ...: rank 4 (d = 1) holds the block
  * 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.
+ *
+ * ------------------------------------------------------------ allgather
+ * Parameter: group, as for allreduce (the same phases).  Section 3.2's
+ * "all data broadcast in a line", one phase per dimension, with the
+ * blocks concatenated instead of folded: after phase i a rank holds the
+ * blocks of the W R_i ranks that differ from it in digits 0..i only, W =
+ * R_0 ... R_(i-1), which are consecutive ranks: [hb, hb + W R_i) with hb =
+ * rank - rank mod (W R_i).  So every message is one contiguous range of
+ * the receive buffer, sent from and received into its final place: no
+ * scratch and no rotation (Bruck's radix k has both, and a partial last
+ * step when p is not a power of k).  In phase i at line position d, a rank
+ * sends its W blocks to d+1, d+2, ... one at a time (each step a perfect
+ * matching, as for allreduce) once all receives of the phases before have
+ * arrived, and receives the W blocks of every other member, all posted at
+ * the start.  Peers are W apart, so the first phases are short hops where
+ * consecutive ranks are network neighbours (SimGrid's torus; SMPI's
+ * allgather 3dmesh has the same shape for p = X Y Z).
+ * Cost (m the block's bytes): T = sum_i (R_i - 1) (alpha + W_i m beta):
+ *   sum (R_i - 1) alpha + (p - 1) m beta, the bandwidth of the ring with
+ *   sum (R_i - 1) latencies (one phase, group >= p: the linear exchange
+ *   with its sends one at a time).  Restrictions: none; any p, count 0,
+ *   MPI_IN_PLACE.
+ * Worked example, p = 24, group 4: primes 3, 2, 2, 2 pack into phases 3,
+ * 4 and 2 (W = 1, 3, 12).  Rank 17 has digits 2, 1, 1.  Phase 0, line
+ * {15, 16, 17}: it sends block 17 to 15, then 16, and receives 16 and 15.
+ * Phase 1, line {14, 17, 20, 23} (W = 3 apart), each member holding its
+ * three: it sends 15..17 to 20, 23, then 14, and receives 12..14 from 14,
+ * 21..23 from 23 and 18..20 from 20.  Phase 2, line {5, 17}: it sends
+ * 12..23 to 5 and receives 0..11 from it.  5 messages, 3 latencies
+ * in the last step; Bruck's radix 3 takes 3 steps of 2 messages, the
+ * last partial, and a rotation.
  */
 #include "algo.h"
 
@@ -309,20 +340,20 @@ double ch4coll_cost_bcast_line(const ch4coll_args_t *a, const int64_t *params,
            (double) (depth - s) * t;
 }
 
-/* ============================================================ allreduce */
+/* ====================================================== mixed-radix phases */
 
-#define AR_MAX_PHASES 32 /* p < 2^31 has at most 30 prime factors */
+#define LINE_MAX_PHASES 32 /* p < 2^31 has at most 30 prime factors */
 
 typedef struct {
     int n;
-    int radix[AR_MAX_PHASES]; /* line length of each phase, digit 0 first */
-} ar_phases_t;
+    int radix[LINE_MAX_PHASES]; /* line length of each phase, digit 0 first */
+} line_phases_t;
 
 /* Pack the prime factors of p, largest first, into phases of line length
  * <= group (first fit); a prime > group makes a phase of its own. */
-static void ar_phases(int p, int64_t group, ar_phases_t *ph)
+static void line_phases(int p, int64_t group, line_phases_t *ph)
 {
-    int f[AR_MAX_PHASES], nf = 0, q = p, d, i, b;
+    int f[LINE_MAX_PHASES], nf = 0, q = p, d, i, b;
 
     for (d = 2; (long) d * d <= q; d++)
         while (q % d == 0) {
@@ -341,6 +372,8 @@ static void ar_phases(int p, int64_t group, ar_phases_t *ph)
         ph->radix[b] *= f[i];
     }
 }
+
+/* ============================================================ allreduce */
 
 /* Scratch vectors of a phase of line length R: R - 1, or for a phase
  * longer than group (a prime factor q > group) a ring of max(group-1, 3):
@@ -428,7 +461,7 @@ static void ar_phase(ar_t *g, int rank, int R, int stride)
 int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
-    ar_phases_t ph;
+    line_phases_t ph;
     ar_t g;
     int i, ns = 1, stride = 1;
 
@@ -440,7 +473,7 @@ int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     g.sb = ch4coll_hz_user(CH4COLL_BUF_SEND);
     g.rb = ch4coll_hz_user(CH4COLL_BUF_RECV);
     g.mine = a->inplace ? &g.rb : &g.sb;
-    ar_phases(a->size, g.group, &ph);
+    line_phases(a->size, g.group, &ph);
     for (i = 0; i < ph.n; i++)
         if (ar_slots(ph.radix[i], g.group) > ns)
             ns = ar_slots(ph.radix[i], g.group);
@@ -489,13 +522,104 @@ double ch4coll_cost_allreduce_line(const ch4coll_args_t *a,
 {
     double bytes = ch4coll_nbytes(a, a->count);
     double t = m->alpha + bytes * m->beta, g = bytes * m->gamma, T = 0.0;
-    ar_phases_t ph;
+    line_phases_t ph;
     int i;
 
     if (a->count == 0)
         return 0.0;
-    ar_phases(a->size, params[0], &ph);
+    line_phases(a->size, params[0], &ph);
     for (i = 0; i < ph.n; i++)
         T += ar_phase_time(ph.radix[i], t, g);
+    return T;
+}
+
+/* ============================================================ allgather */
+
+/* One phase over the line of R ranks spaced W apart: I hold the blocks of
+ * the W ranks [hb, hb + W), hb = rank - rank mod W, and so does member e
+ * of my line for [hb + (e - d) W, ...): my range goes to d+1, d+2, ...
+ * one send at a time after ready (the phases before; -1: none), theirs is
+ * received in place, posted at once.  One tag: two ranks share a line in
+ * one phase at most.  Returns a sink of this phase's receives and ready. */
+static int ag_phase(ch4coll_sched_t *s, const ch4coll_args_t *a, int R, int W,
+                    int ready, int *ids, int64_t inflight)
+{
+    size_t n = a->count, hb = (size_t) (a->rank - a->rank % W);
+    int d = (a->rank / W) % R, k, nids = 0, nd, dep[2];
+    int *sent = ids + R; /* send k's vertex at sent[k] */
+    ch4coll_ref_t mine = W == 1 && !a->inplace
+                             ? ch4coll_ref(CH4COLL_BUF_SEND, 0)
+                             : ch4coll_ref(CH4COLL_BUF_RECV, hb * n);
+
+    for (k = 1; k < R; k++) { /* from d-1, d-2, ...: step k's partner */
+        int e = (d - k + R) % R;
+        size_t at = hb + (size_t) ((long) (e - d) * W);
+        ids[nids++] = ch4coll_sched_recv(
+            s, ch4coll_ref(CH4COLL_BUF_RECV, at * n), (size_t) W * n,
+            a->rank + (e - d) * W, 0, 0, NULL);
+    }
+    for (k = 1; k < R; k++) {
+        nd = 0;
+        if (ready >= 0)
+            dep[nd++] = ready;
+        if (k > inflight)
+            dep[nd++] = sent[k - inflight];
+        sent[k] =
+            ch4coll_sched_send(s, mine, (size_t) W * n,
+                               a->rank + ((d + k) % R - d) * W, 0, nd, dep);
+    }
+    if (ready >= 0)
+        ids[nids++] = ready;
+    return ch4coll_sched_sink(s, nids, ids);
+}
+
+int ch4coll_allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                           const int64_t *params)
+{
+    line_phases_t ph;
+    int i, W = 1, ready = -1, copy = -1, *ids;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    if (!a->inplace) /* my block, which the first phase sends from sendbuf */
+        copy = ch4coll_sched_copy(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(CH4COLL_BUF_RECV, (size_t) a->rank * a->count),
+            a->count, 0, NULL);
+    line_phases(a->size, params[0], &ph);
+    ids = ch4coll_malloc(2 * ((size_t) a->size + 1) * sizeof *ids);
+    if (!ids)
+        return CH4COLL_ERR_NOMEM;
+    for (i = 0; i < ph.n; i++) {
+        ready = ag_phase(s, a, ph.radix[i], W, ready, ids,
+                         params[1] > 0 ? params[1] : ph.radix[i]);
+        if (i == 0 && copy >= 0) {
+            int both[2] = {ready, copy};
+            ready = ch4coll_sched_sink(s, 2, both);
+        }
+        W *= ph.radix[i];
+    }
+    ch4coll_free(ids);
+    return CH4COLL_OK;
+}
+
+/* Phase i sends R_i - 1 messages of W_i blocks one after another and
+ * receives as many: every step a perfect matching of the line. */
+double ch4coll_cost_allgather_line(const ch4coll_args_t *a,
+                                   const int64_t *params,
+                                   const ch4coll_model_t *m)
+{
+    line_phases_t ph;
+    double T = 0.0, W = 1.0;
+    int i;
+
+    if (a->count == 0)
+        return 0.0;
+    line_phases(a->size, params[0], &ph);
+    for (i = 0; i < ph.n; i++) {
+        T += (ph.radix[i] - 1) *
+             ch4coll_model_msg(m, W * ch4coll_nbytes(a, a->count));
+        W *= ph.radix[i];
+    }
     return T;
 }

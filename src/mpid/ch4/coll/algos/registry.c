@@ -462,6 +462,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "bcast in every node, pipelined if chunk > 0 (NEC 4.2, Table 2); "
              "any placement",
      .cost = ch4coll_cost_allgather_smp},
+    {.name = "line",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_line,
+     .params = {{"group", 4, 2, 1024, "longest line of a phase"},
+                {"inflight", 1, 0, 1024,
+                 "sends of a phase in flight at once (0: all)"}},
+     .desc = "phases over mixed-radix lines of <= group ranks, each line's "
+             "blocks exchanged in place, one send at a time (BG/L 3.2; a "
+             "3-D mesh at p = 24); any p, no rotation",
+     .cost = ch4coll_cost_allgather_line},
     NATIVE_ROW(CH4COLL_ALLGATHER),
 
     {.name = "ring",
