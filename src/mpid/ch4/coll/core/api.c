@@ -510,7 +510,10 @@ static uint64_t mix_text(uint64_t h, const char *t)
 }
 
 /* Everything of a committed schedule the executor acts on: its tags, its
- * buffers' sizes, and every vertex with its edges. */
+ * buffers' sizes, and every vertex with its edges (its in-edges and start
+ * order follow from those).  Where scratch buffers sit (their ring slots
+ * and offsets) is left out: it changes the memory a call holds, not the
+ * messages it sends. */
 static uint64_t mix_sched(uint64_t h, const ch4coll_sched_t *s)
 {
     int i, j;
@@ -535,7 +538,7 @@ int ch4coll_fingerprint(const char *spec, uint64_t *out, char *err,
 {
     spec_call_t c;
     uint64_t h = UINT64_C(0xcbf29ce484222325);
-    int r, i, rc = 0;
+    int r, i, built, rc = 0;
 
     if (call_open(&c, spec, err, errlen) != 0)
         return -1;
@@ -557,11 +560,14 @@ int ch4coll_fingerprint(const char *spec, uint64_t *out, char *err,
             h = mix(h, ch.params[i]);
         if (!ch.algo->build) /* native: the host's own collective */
             continue;
-        if (ch4coll_sched_init(&s, &a.elem, a.op, r, a.size) != CH4COLL_OK ||
-            ch.algo->build(&s, &a, ch.params) != CH4COLL_OK ||
-            ch4coll_sched_commit(&s) != CH4COLL_OK) {
+        built = ch4coll_sched_init(&s, &a.elem, a.op, r, a.size);
+        if (built == CH4COLL_OK)
+            built = ch.algo->build(&s, &a, ch.params);
+        if (built == CH4COLL_OK)
+            built = ch4coll_sched_commit(&s);
+        if (built != CH4COLL_OK) {
             snprintf(err, errlen, "%s: building rank %d failed: %s",
-                     ch.algo->name, r, ch4coll_strerror(s.status));
+                     ch.algo->name, r, ch4coll_strerror(built));
             rc = -1;
         } else {
             h = mix_sched(h, &s);
