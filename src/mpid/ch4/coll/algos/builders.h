@@ -346,6 +346,8 @@ int ch4coll_allreduce_line(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgather_line(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
+int ch4coll_allgatherv_line(ch4coll_sched_t *, const ch4coll_args_t *,
+                            const int64_t *);
 int ch4coll_reduce_hampath(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allreduce_hampath(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -364,6 +366,8 @@ double ch4coll_cost_allreduce_line(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 double ch4coll_cost_allgather_line(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_line(const ch4coll_args_t *, const int64_t *,
+                                    const ch4coll_model_t *);
 double ch4coll_cost_reduce_hampath(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 double ch4coll_cost_allreduce_hampath(const ch4coll_args_t *, const int64_t *,

@@ -84,8 +84,18 @@
  * Cost (m the block's bytes): T = sum_i (R_i - 1) (alpha + W_i m beta):
  *   sum (R_i - 1) alpha + (p - 1) m beta, the bandwidth of the ring with
  *   sum (R_i - 1) latencies (one phase, group >= p: the linear exchange
- *   with its sends one at a time).  Restrictions: none; any p, count 0,
- *   MPI_IN_PLACE.
+ *   with its sends one at a time).  Parameter inflight (default 1): a
+ *   phase's sends in flight at once (0: all, as SMPI's 3dmesh).  Scratch:
+ *   none (allgatherv: the total, when the layout is not packed).
+ *   Restrictions: none; any p, count 0, MPI_IN_PLACE.
+ * allgatherv: the same phases over irregular blocks; a range travels as
+ *   one message of its counts' sum (every rank knows all counts), none
+ *   when they are all 0.  A rank whose displacements lay the blocks out
+ *   back to back in rank order (from displs[0] on) works in its receive
+ *   buffer; else (allgatherv's displacements are each rank's own) in a
+ *   scratch copy of that packed layout, its own block copied in first
+ *   and every block copied out at the end.  Cost: per phase the busiest
+ *   port of any rank, max((R-1) t(own range), sum of t(other ranges)).
  * Worked example, p = 24, group 4: primes 3, 2, 2, 2 pack into phases 3,
  * 4 and 2 (W = 1, 3, 12).  Rank 17 has digits 2, 1, 1.  Phase 0, line
  * {15, 16, 17}: it sends block 17 to 15, then 16, and receives 16 and 15.
@@ -96,6 +106,8 @@
  * in the last step; Bruck's radix 3 takes 3 steps of 2 messages, the
  * last partial, and a rotation.
  */
+#include <math.h>
+
 #include "algo.h"
 
 #include "../topo/mesh.h"
@@ -535,91 +547,211 @@ double ch4coll_cost_allreduce_line(const ch4coll_args_t *a,
 
 /* ============================================================ allgather */
 
+/* The blocks of an allgather(v) in the packed rank-order layout: at[i]
+ * is where block i starts (at[p] the total), in buf (the receive buffer
+ * when this rank's displacements are that layout from base on, else a
+ * scratch buffer of the total, unpacked at the end). */
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    size_t *at;
+    int buf;
+    size_t base;
+    int64_t inflight;
+    int *ids; /* work space: 2 (p + 1) vertex ids */
+} ag_t;
+
+static size_t ag_count(const ch4coll_args_t *a, int i)
+{
+    return a->counts ? a->counts[i] : a->count;
+}
+
+static size_t ag_displ(const ch4coll_args_t *a, int i)
+{
+    return a->displs ? a->displs[i] : (size_t) i * a->count;
+}
+
+static ch4coll_ref_t ag_ref(const ag_t *g, int lo)
+{
+    return ch4coll_ref(g->buf, ch4coll_eoff(g->a, g->base + g->at[lo]));
+}
+
 /* One phase over the line of R ranks spaced W apart: I hold the blocks of
  * the W ranks [hb, hb + W), hb = rank - rank mod W, and so does member e
- * of my line for [hb + (e - d) W, ...): my range goes to d+1, d+2, ...
- * one send at a time after ready (the phases before; -1: none), theirs is
- * received in place, posted at once.  One tag: two ranks share a line in
- * one phase at most.  Returns a sink of this phase's receives and ready. */
-static int ag_phase(ch4coll_sched_t *s, const ch4coll_args_t *a, int R, int W,
-                    int ready, int *ids, int64_t inflight)
+ * of my line for [hb + (e - d) W, ...): my range goes to d+1, d+2, ...,
+ * inflight sends at a time, after ready (the phases before; -1: none);
+ * theirs is received in place, posted at once.  A range of empty blocks
+ * moves nowhere.  One tag: two ranks share a line in one phase at most.
+ * Returns a sink of this phase's receives and ready. */
+static int ag_phase(ag_t *g, int R, int W, int ready)
 {
-    size_t n = a->count, hb = (size_t) (a->rank - a->rank % W);
-    int d = (a->rank / W) % R, k, nids = 0, nd, dep[2];
-    int *sent = ids + R; /* send k's vertex at sent[k] */
-    ch4coll_ref_t mine = W == 1 && !a->inplace
-                             ? ch4coll_ref(CH4COLL_BUF_SEND, 0)
-                             : ch4coll_ref(CH4COLL_BUF_RECV, hb * n);
+    const ch4coll_args_t *a = g->a;
+    int hb = a->rank - a->rank % W, d = (a->rank / W) % R, k, nids = 0, nd;
+    int *sent = g->ids + R, dep[2];
+    size_t mine = g->at[hb + W] - g->at[hb];
+    /* the first phase sends my block from where the user put it */
+    ch4coll_ref_t from =
+        W > 1        ? ag_ref(g, hb)
+        : a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV,
+                                   ch4coll_eoff(a, ag_displ(a, a->rank)))
+                     : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
     for (k = 1; k < R; k++) { /* from d-1, d-2, ...: step k's partner */
-        int e = (d - k + R) % R;
-        size_t at = hb + (size_t) ((long) (e - d) * W);
-        ids[nids++] = ch4coll_sched_recv(
-            s, ch4coll_ref(CH4COLL_BUF_RECV, at * n), (size_t) W * n,
-            a->rank + (e - d) * W, 0, 0, NULL);
+        int lo = hb + ((d - k + R) % R - d) * W;
+        if (g->at[lo + W] > g->at[lo])
+            g->ids[nids++] = ch4coll_sched_recv(
+                g->s, ag_ref(g, lo), g->at[lo + W] - g->at[lo],
+                a->rank + (lo - hb), 0, 0, NULL);
     }
-    for (k = 1; k < R; k++) {
+    for (k = 1; k < R && mine > 0; k++) {
         nd = 0;
         if (ready >= 0)
             dep[nd++] = ready;
-        if (k > inflight)
-            dep[nd++] = sent[k - inflight];
-        sent[k] =
-            ch4coll_sched_send(s, mine, (size_t) W * n,
-                               a->rank + ((d + k) % R - d) * W, 0, nd, dep);
+        if (k > g->inflight)
+            dep[nd++] = sent[k - g->inflight];
+        sent[k] = ch4coll_sched_send(
+            g->s, from, mine, a->rank + ((d + k) % R - d) * W, 0, nd, dep);
     }
     if (ready >= 0)
-        ids[nids++] = ready;
-    return ch4coll_sched_sink(s, nids, ids);
+        g->ids[nids++] = ready;
+    return nids ? ch4coll_sched_sink(g->s, nids, g->ids) : -1;
+}
+
+/* The layout: packed from displs[0] on in this rank's receive buffer, or
+ * a scratch buffer (then 0). */
+static void ag_layout(ag_t *g)
+{
+    const ch4coll_args_t *a = g->a;
+    int i, p = a->size, packed = 1;
+
+    g->at[0] = 0;
+    for (i = 0; i < p; i++) {
+        g->at[i + 1] = g->at[i] + ag_count(a, i);
+        if (ag_count(a, i) > 0 && ag_displ(a, i) != ag_displ(a, 0) + g->at[i])
+            packed = 0;
+    }
+    g->buf = CH4COLL_BUF_RECV;
+    g->base = ag_displ(a, 0);
+    if (!packed) {
+        g->buf = ch4coll_sched_scratch(g->s, g->at[p]);
+        g->base = 0;
+    }
+}
+
+static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                          const int64_t *params)
+{
+    line_phases_t ph;
+    ag_t g = {s, a, NULL, 0, 0, 0, NULL};
+    int i, p = a->size, W = 1, ready = -1, copy = -1;
+    size_t own = ag_count(a, a->rank);
+
+    line_phases(p, params[0], &ph);
+    g.at = ch4coll_malloc(((size_t) p + 1) * sizeof *g.at);
+    g.ids = ch4coll_malloc(2 * ((size_t) p + 1) * sizeof *g.ids);
+    if (!g.at || !g.ids) {
+        ch4coll_free(g.at);
+        ch4coll_free(g.ids);
+        return CH4COLL_ERR_NOMEM;
+    }
+    ag_layout(&g);
+    /* my block where the phases after the first read it (the first sends
+     * it from sendbuf): in place already, unless in scratch */
+    if (own > 0 && (!a->inplace || g.buf != CH4COLL_BUF_RECV))
+        copy = ch4coll_sched_copy(
+            s,
+            a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV,
+                                     ch4coll_eoff(a, ag_displ(a, a->rank)))
+                       : ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ag_ref(&g, a->rank), own, 0, NULL);
+    for (i = 0; i < ph.n; i++) {
+        g.inflight = params[1] > 0 ? params[1] : ph.radix[i];
+        ready = ag_phase(&g, ph.radix[i], W, ready);
+        if (i == 0 && copy >= 0) {
+            int both[2] = {ready, copy};
+            ready = ready >= 0 ? ch4coll_sched_sink(s, 2, both) : copy;
+        }
+        W *= ph.radix[i];
+    }
+    for (i = 0; g.buf != CH4COLL_BUF_RECV && i < p; i++) /* unpack */
+        if (ag_count(a, i) > 0 && (i != a->rank || !a->inplace)) {
+            int d[1];
+            ch4coll_sched_copy(
+                s, ag_ref(&g, i),
+                ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, ag_displ(a, i))),
+                ag_count(a, i), ch4coll_dep1(ready, d), d);
+        }
+    ch4coll_free(g.at);
+    ch4coll_free(g.ids);
+    return CH4COLL_OK;
 }
 
 int ch4coll_allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
                            const int64_t *params)
 {
-    line_phases_t ph;
-    int i, W = 1, ready = -1, copy = -1, *ids;
-
-    if (a->count == 0)
-        return CH4COLL_OK;
-    if (!a->inplace) /* my block, which the first phase sends from sendbuf */
-        copy = ch4coll_sched_copy(
-            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ch4coll_ref(CH4COLL_BUF_RECV, (size_t) a->rank * a->count),
-            a->count, 0, NULL);
-    line_phases(a->size, params[0], &ph);
-    ids = ch4coll_malloc(2 * ((size_t) a->size + 1) * sizeof *ids);
-    if (!ids)
-        return CH4COLL_ERR_NOMEM;
-    for (i = 0; i < ph.n; i++) {
-        ready = ag_phase(s, a, ph.radix[i], W, ready, ids,
-                         params[1] > 0 ? params[1] : ph.radix[i]);
-        if (i == 0 && copy >= 0) {
-            int both[2] = {ready, copy};
-            ready = ch4coll_sched_sink(s, 2, both);
-        }
-        W *= ph.radix[i];
-    }
-    ch4coll_free(ids);
-    return CH4COLL_OK;
+    return a->count == 0 ? CH4COLL_OK : allgather_line(s, a, params);
 }
 
-/* Phase i sends R_i - 1 messages of W_i blocks one after another and
- * receives as many: every step a perfect matching of the line. */
+int ch4coll_allgatherv_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                            const int64_t *params)
+{
+    return allgather_line(s, a, params);
+}
+
+/* Phase i: a rank sends its range R_i - 1 times, one message after
+ * another, and receives the ranges of the other members of its line; the
+ * phase ends when the busiest port of any rank does: every step a
+ * perfect matching of the line.  Regular blocks: (R_i - 1) (alpha + W_i m
+ * beta).  O(p R_i) per phase. */
+static double line_ag_cost(const ch4coll_args_t *a, const int64_t *params,
+                           const ch4coll_model_t *m)
+{
+    line_phases_t ph;
+    double T = 0.0;
+    int i, r, e, p = a->size, W = 1;
+    size_t *at = ch4coll_malloc(((size_t) p + 1) * sizeof *at);
+
+    if (!at)
+        return HUGE_VAL;
+    at[0] = 0;
+    for (r = 0; r < p; r++)
+        at[r + 1] = at[r] + ag_count(a, r);
+    line_phases(p, params[0], &ph);
+    for (i = 0; i < ph.n; i++) {
+        int R = ph.radix[i];
+        double worst = 0.0;
+        for (r = 0; r < p; r++) {
+            int hb = r - r % W, d = (r / W) % R;
+            double out = 0.0, in = 0.0;
+            for (e = 0; e < R; e++) {
+                int lo = hb + (e - d) * W;
+                double t = ch4coll_model_block(
+                    m, ch4coll_nbytes(a, at[lo + W] - at[lo]));
+                if (e == d)
+                    out = (R - 1) * t;
+                else
+                    in += t;
+            }
+            worst = out > worst ? out : worst;
+            worst = in > worst ? in : worst;
+        }
+        T += worst;
+        W *= R;
+    }
+    ch4coll_free(at);
+    return T;
+}
+
 double ch4coll_cost_allgather_line(const ch4coll_args_t *a,
                                    const int64_t *params,
                                    const ch4coll_model_t *m)
 {
-    line_phases_t ph;
-    double T = 0.0, W = 1.0;
-    int i;
+    return a->count == 0 ? 0.0 : line_ag_cost(a, params, m);
+}
 
-    if (a->count == 0)
-        return 0.0;
-    line_phases(a->size, params[0], &ph);
-    for (i = 0; i < ph.n; i++) {
-        T += (ph.radix[i] - 1) *
-             ch4coll_model_msg(m, W * ch4coll_nbytes(a, a->count));
-        W *= ph.radix[i];
-    }
-    return T;
+double ch4coll_cost_allgatherv_line(const ch4coll_args_t *a,
+                                    const int64_t *params,
+                                    const ch4coll_model_t *m)
+{
+    return line_ag_cost(a, params, m);
 }

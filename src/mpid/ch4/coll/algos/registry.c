@@ -552,6 +552,17 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "n-1+ceil(lg p) rounds, one packed message per rank and round; "
              "irregular counts, any p",
      .cost = ch4coll_cost_allgatherv_circulant},
+    {.name = "line",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_line,
+     .params = {{"group", 4, 2, 1024, "longest line of a phase"},
+                {"inflight", 1, 0, 1024,
+                 "sends of a phase in flight at once (0: all)"}},
+     .desc = "allgather line over irregular blocks: each line's blocks as one "
+             "message, in place when this rank's displacements are packed in "
+             "rank order, else through a packed scratch copy; empty ranges "
+             "skipped",
+     .cost = ch4coll_cost_allgatherv_line},
     NATIVE_ROW(CH4COLL_ALLGATHERV),
 
     {.name = "pairwise",
