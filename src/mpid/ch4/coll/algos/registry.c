@@ -101,6 +101,14 @@ int ch4coll_coll_from_name(const char *name)
 
 /* the same, one piece by default: bcast and allgather are port-bound at the
  * leader when pipelined (doc/json_tuning.md) */
+/* allgather(v) line: the phases' longest line and the sends in flight. */
+#define LINE_AG                                                                \
+    {                                                                          \
+        {"group", 4, 2, 1024, "longest line of a phase"},                      \
+            {"inflight", 1, 0, 1024,                                           \
+             "sends of a phase in flight at once (0: all)"},                   \
+    }
+
 #define SMP_WHOLE                                                              \
     {                                                                          \
         {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
@@ -465,9 +473,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "line",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_line,
-     .params = {{"group", 4, 2, 1024, "longest line of a phase"},
-                {"inflight", 1, 0, 1024,
-                 "sends of a phase in flight at once (0: all)"}},
+     .params = LINE_AG,
      .desc = "phases over mixed-radix lines of <= group ranks, each line's "
              "blocks exchanged in place, one send at a time (BG/L 3.2; a "
              "3-D mesh at p = 24); any p, no rotation",
@@ -555,9 +561,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "line",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_line,
-     .params = {{"group", 4, 2, 1024, "longest line of a phase"},
-                {"inflight", 1, 0, 1024,
-                 "sends of a phase in flight at once (0: all)"}},
+     .params = LINE_AG,
      .desc = "allgather line over irregular blocks: each line's blocks as one "
              "message, in place when this rank's displacements are packed in "
              "rank order, else through a packed scratch copy; empty ranges "
