@@ -7,13 +7,32 @@
  * registry.c and the builders use them; algo.h includes this header
  * last, so adding an algorithm changes this file and not algo.h, which
  * maint/smpi-compare hashes with the engine (a changed engine reruns
- * every ch4coll, auto and tuned part of the grid); declarations alone
- * change no code, so it leaves this file out.
+ * every ch4coll, auto and tuned part of the grid); declarations and the
+ * two block accessors below change no engine code, so it leaves this file
+ * out (a change to the accessors changes the schedules' digests).
  */
 #ifndef CH4COLL_BUILDERS_H
 #define CH4COLL_BUILDERS_H
 
 #include "algo.h"
+
+/* Elements of rank i's block of a block collective (allgather(v),
+ * reduce_scatter(_block)): counts[i], or the common count when the call
+ * has no counts array. */
+static inline size_t ch4coll_blk_count(const ch4coll_args_t *a, int i)
+{
+    return a->counts ? a->counts[i] : a->count;
+}
+
+/* Element displacement of block i: displs[i], or i blocks of the common
+ * count; i >= size gives the end of the last block. */
+static inline size_t ch4coll_blk_displ(const ch4coll_args_t *a, int i)
+{
+    if (i >= a->size)
+        return ch4coll_blk_displ(a, a->size - 1) +
+               ch4coll_blk_count(a, a->size - 1);
+    return a->displs ? a->displs[i] : (size_t) i * a->count;
+}
 
 /* Tag counts (ch4coll_ntags_fn) of the builders that use more than one. */
 int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *, const int64_t *);

@@ -480,7 +480,7 @@ static int rs_begin(rs_state_t *st, ch4coll_sched_t *s, const ch4coll_args_t *a)
         return CH4COLL_ERR_NOMEM;
     st->off[0] = 0;
     for (j = 0; j < p; j++)
-        st->off[j + 1] = st->off[j] + (a->counts ? a->counts[j] : a->count);
+        st->off[j + 1] = st->off[j] + ch4coll_blk_count(a, j);
     return CH4COLL_OK;
 }
 

@@ -86,16 +86,6 @@
 #define AGV_HELD (-2)  /* a block held without a vertex to wait for */
 #define AGV_BIG  32768 /* blocks this large go as messages of their own */
 
-static size_t agv_count(const ch4coll_args_t *a, int j)
-{
-    return a->counts ? a->counts[j] : a->count;
-}
-
-static size_t agv_displ(const ch4coll_args_t *a, int j)
-{
-    return a->displs ? a->displs[j] : (size_t) j * a->count;
-}
-
 /* The sum, smallest and largest contribution. */
 static void agv_sizes(const ch4coll_args_t *a, double *sum, double *lo,
                       double *hi)
@@ -103,9 +93,9 @@ static void agv_sizes(const ch4coll_args_t *a, double *sum, double *lo,
     int j;
 
     *sum = 0;
-    *lo = *hi = ch4coll_nbytes(a, agv_count(a, 0));
+    *lo = *hi = ch4coll_nbytes(a, ch4coll_blk_count(a, 0));
     for (j = 0; j < a->size; j++) {
-        double c = ch4coll_nbytes(a, agv_count(a, j));
+        double c = ch4coll_nbytes(a, ch4coll_blk_count(a, j));
         *sum += c;
         *lo = c < *lo ? c : *lo;
         *hi = c > *hi ? c : *hi;
@@ -120,7 +110,7 @@ static long agv_nmax(const ch4coll_args_t *a)
     int j;
 
     for (j = 0; j < a->size; j++)
-        hi = agv_count(a, j) > hi ? agv_count(a, j) : hi;
+        hi = ch4coll_blk_count(a, j) > hi ? ch4coll_blk_count(a, j) : hi;
     if ((size_t) cap > hi)
         cap = (long) hi;
     return cap < 1 ? 1 : cap;
@@ -142,8 +132,9 @@ static double agv_round(const ch4coll_args_t *a, const ch4coll_circ_t *g,
         for (bytes = 0, v = 1; v < p; v++) {
             b = ch4coll_circ_block(g, n, i, recv[v * q + slot]);
             if (b >= 0)
-                bytes += (double) ch4coll_seg_len(agv_count(a, (r - v + p) % p),
-                                                  (size_t) n, (size_t) b);
+                bytes += (double) ch4coll_seg_len(
+                    ch4coll_blk_count(a, (r - v + p) % p), (size_t) n,
+                    (size_t) b);
         }
         most = bytes > most ? bytes : most;
     }
@@ -200,7 +191,7 @@ static int agv_sample(const ch4coll_args_t *a, double rounds, double work,
         return k;
     for (x = 0; x < k / 2; x++) { /* selection: rs[x..] smallest first */
         for (best = x, r = x + 1; r < p; r++)
-            if (agv_count(a, rs[r]) < agv_count(a, rs[best]))
+            if (ch4coll_blk_count(a, rs[r]) < ch4coll_blk_count(a, rs[best]))
                 best = r;
         r = rs[x], rs[x] = rs[best], rs[best] = r;
     }
@@ -325,11 +316,11 @@ static int agv_pieces(agv_t *st, long i, int sending, size_t *bytes)
         b = ch4coll_circ_block(&st->g, st->n, i, table[v * q + k]);
         if (b < 0)
             continue;
-        size_t c = agv_count(a, j), len = ch4coll_seg_len(c, st->n, b);
+        size_t c = ch4coll_blk_count(a, j), len = ch4coll_seg_len(c, st->n, b);
         if (len == 0)
             continue;
         st->pieces[np++] = (agv_piece_t){
-            agv_displ(a, j) + ch4coll_seg_off(c, st->n, b), len, j, b};
+            ch4coll_blk_displ(a, j) + ch4coll_seg_off(c, st->n, b), len, j, b};
         *bytes += len;
     }
     return np;
@@ -482,10 +473,11 @@ static int agv_begin(agv_t *st)
     }
     for (b = 0; b < p * st->n; b++)
         st->ready[b] = -1;
-    if (!a->inplace && agv_count(a, r) > 0)
-        own = ch4coll_sched_copy(st->s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                 ch4coll_ref(CH4COLL_BUF_RECV, agv_displ(a, r)),
-                                 agv_count(a, r), 0, NULL);
+    if (!a->inplace && ch4coll_blk_count(a, r) > 0)
+        own = ch4coll_sched_copy(
+            st->s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, r)),
+            ch4coll_blk_count(a, r), 0, NULL);
     for (b = 0; b < st->n; b++)
         st->ready[r * st->n + b] = own >= 0 ? own : AGV_HELD;
     return CH4COLL_OK;
@@ -501,10 +493,11 @@ int ch4coll_allgatherv_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
     ch4coll_sched_set_ntags(s, 1);
     if (a->size == 1) {
-        if (!a->inplace && agv_count(a, 0) > 0)
-            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                               ch4coll_ref(CH4COLL_BUF_RECV, agv_displ(a, 0)),
-                               agv_count(a, 0), 0, NULL);
+        if (!a->inplace && ch4coll_blk_count(a, 0) > 0)
+            ch4coll_sched_copy(
+                s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, 0)),
+                ch4coll_blk_count(a, 0), 0, NULL);
         return CH4COLL_OK;
     }
     agv_sizes(a, &sum, &lo, &hi);

@@ -561,16 +561,6 @@ typedef struct {
     int *ids; /* work space: 2 (p + 1) vertex ids */
 } ag_t;
 
-static size_t ag_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t ag_displ(const ch4coll_args_t *a, int i)
-{
-    return a->displs ? a->displs[i] : (size_t) i * a->count;
-}
-
 static ch4coll_ref_t ag_ref(const ag_t *g, int lo)
 {
     return ch4coll_ref(g->buf, ch4coll_eoff(g->a, g->base + g->at[lo]));
@@ -591,10 +581,11 @@ static int ag_phase(ag_t *g, int R, int W, int ready)
     size_t mine = g->at[hb + W] - g->at[hb];
     /* the first phase sends my block from where the user put it */
     ch4coll_ref_t from =
-        W > 1        ? ag_ref(g, hb)
-        : a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV,
-                                   ch4coll_eoff(a, ag_displ(a, a->rank)))
-                     : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+        W > 1 ? ag_ref(g, hb)
+        : a->inplace
+            ? ch4coll_ref(CH4COLL_BUF_RECV,
+                          ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
+            : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
     for (k = 1; k < R; k++) { /* from d-1, d-2, ...: step k's partner */
         int lo = hb + ((d - k + R) % R - d) * W;
@@ -626,12 +617,13 @@ static void ag_layout(ag_t *g)
 
     g->at[0] = 0;
     for (i = 0; i < p; i++) {
-        g->at[i + 1] = g->at[i] + ag_count(a, i);
-        if (ag_count(a, i) > 0 && ag_displ(a, i) != ag_displ(a, 0) + g->at[i])
+        g->at[i + 1] = g->at[i] + ch4coll_blk_count(a, i);
+        if (ch4coll_blk_count(a, i) > 0 &&
+            ch4coll_blk_displ(a, i) != ch4coll_blk_displ(a, 0) + g->at[i])
             packed = 0;
     }
     g->buf = CH4COLL_BUF_RECV;
-    g->base = ag_displ(a, 0);
+    g->base = ch4coll_blk_displ(a, 0);
     if (!packed) {
         g->buf = ch4coll_sched_scratch(g->s, g->at[p]);
         g->base = 0;
@@ -644,7 +636,7 @@ static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     line_phases_t ph;
     ag_t g = {s, a, NULL, 0, 0, 0, NULL};
     int i, p = a->size, W = 1, ready = -1, copy = -1;
-    size_t own = ag_count(a, a->rank);
+    size_t own = ch4coll_blk_count(a, a->rank);
 
     line_phases(p, params[0], &ph);
     g.at = ch4coll_malloc(((size_t) p + 1) * sizeof *g.at);
@@ -660,9 +652,10 @@ static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (own > 0 && (!a->inplace || g.buf != CH4COLL_BUF_RECV))
         copy = ch4coll_sched_copy(
             s,
-            a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV,
-                                     ch4coll_eoff(a, ag_displ(a, a->rank)))
-                       : ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            a->inplace
+                ? ch4coll_ref(CH4COLL_BUF_RECV,
+                              ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
+                : ch4coll_ref(CH4COLL_BUF_SEND, 0),
             ag_ref(&g, a->rank), own, 0, NULL);
     for (i = 0; i < ph.n; i++) {
         g.inflight = params[1] > 0 ? params[1] : ph.radix[i];
@@ -674,12 +667,13 @@ static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
         W *= ph.radix[i];
     }
     for (i = 0; g.buf != CH4COLL_BUF_RECV && i < p; i++) /* unpack */
-        if (ag_count(a, i) > 0 && (i != a->rank || !a->inplace)) {
+        if (ch4coll_blk_count(a, i) > 0 && (i != a->rank || !a->inplace)) {
             int d[1];
             ch4coll_sched_copy(
                 s, ag_ref(&g, i),
-                ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, ag_displ(a, i))),
-                ag_count(a, i), ch4coll_dep1(ready, d), d);
+                ch4coll_ref(CH4COLL_BUF_RECV,
+                            ch4coll_eoff(a, ch4coll_blk_displ(a, i))),
+                ch4coll_blk_count(a, i), ch4coll_dep1(ready, d), d);
         }
     ch4coll_free(g.at);
     ch4coll_free(g.ids);
@@ -715,7 +709,7 @@ static double line_ag_cost(const ch4coll_args_t *a, const int64_t *params,
         return HUGE_VAL;
     at[0] = 0;
     for (r = 0; r < p; r++)
-        at[r + 1] = at[r] + ag_count(a, r);
+        at[r + 1] = at[r] + ch4coll_blk_count(a, r);
     line_phases(p, params[0], &ph);
     for (i = 0; i < ph.n; i++) {
         int R = ph.radix[i];

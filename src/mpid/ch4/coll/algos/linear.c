@@ -135,37 +135,27 @@ int ch4coll_scatter_linear(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return regular(s, a, params, ch4coll_scatterv_linear);
 }
 
-static size_t ag_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t ag_off(const ch4coll_args_t *a, int i)
-{
-    return a->displs ? a->displs[i] : (size_t) i * a->count;
-}
-
 static int allgather_linear(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     int p = a->size, me = a->rank, k;
-    size_t own = ag_count(a, me);
-    ch4coll_ref_t mine = a->inplace
-                             ? ch4coll_ref(CH4COLL_BUF_RECV, ag_off(a, me))
-                             : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+    size_t own = ch4coll_blk_count(a, me);
+    ch4coll_ref_t mine =
+        a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, me))
+                   : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
     for (k = 1; k < p; k++) {
         int from = (me - k + p) % p;
-        if (ag_count(a, from) > 0)
-            ch4coll_sched_recv(s,
-                               ch4coll_ref(CH4COLL_BUF_RECV, ag_off(a, from)),
-                               ag_count(a, from), from, 0, 0, NULL);
+        if (ch4coll_blk_count(a, from) > 0)
+            ch4coll_sched_recv(
+                s, ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, from)),
+                ch4coll_blk_count(a, from), from, 0, 0, NULL);
     }
     for (k = 1; k < p && own > 0; k++)
         ch4coll_sched_send(s, mine, own, (me + k) % p, 0, 0, NULL);
     if (!a->inplace && own > 0)
-        ch4coll_sched_copy(s, mine,
-                           ch4coll_ref(CH4COLL_BUF_RECV, ag_off(a, me)), own, 0,
-                           NULL);
+        ch4coll_sched_copy(
+            s, mine, ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, me)),
+            own, 0, NULL);
     return CH4COLL_OK;
 }
 
@@ -245,9 +235,9 @@ double ch4coll_cost_allgatherv_linear(const ch4coll_args_t *a,
 
     (void) params;
     for (r = 0; r < p; r++)
-        all += ch4coll_model_block(m, (double) ag_count(a, r));
+        all += ch4coll_model_block(m, (double) ch4coll_blk_count(a, r));
     for (r = 0; r < p; r++) {
-        double t = ch4coll_model_block(m, (double) ag_count(a, r));
+        double t = ch4coll_model_block(m, (double) ch4coll_blk_count(a, r));
         double port = (p - 1) * t > all - t ? (p - 1) * t : all - t;
         worst = port > worst ? port : worst;
     }

@@ -74,16 +74,6 @@ typedef struct {
     ch4coll_lanes_t g;
 } mr_t;
 
-static size_t mr_count(const ch4coll_args_t *a, int r)
-{
-    return a->counts ? a->counts[r] : a->count;
-}
-
-static size_t mr_displ(const ch4coll_args_t *a, int r)
-{
-    return a->displs ? a->displs[r] : (size_t) r * a->count;
-}
-
 /* Lane l's block of node j: its rank of local index l, or -1 if it has
  * none or the block is empty. */
 static int mr_block(const mr_t *m, int j, int l)
@@ -93,7 +83,7 @@ static int mr_block(const mr_t *m, int j, int l)
     if (l >= ch4coll_lanes_size(&m->g, j))
         return -1;
     r = ch4coll_lanes_rank(&m->g, j, l);
-    return mr_count(m->a, r) > 0 ? r : -1;
+    return ch4coll_blk_count(m->a, r) > 0 ? r : -1;
 }
 
 /* Tag of lane l's round t between nodes (t = 0..N-2) and of its block
@@ -124,7 +114,7 @@ static void mr_pass_on(const mr_t *m, ch4coll_ref_t src, int r, int tag,
 
     for (i = 1; i < q; i++)
         ch4coll_sched_send(
-            m->s, src, mr_count(m->a, r),
+            m->s, src, ch4coll_blk_count(m->a, r),
             ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % q), tag,
             ch4coll_dep1(dep, d), d);
 }
@@ -135,15 +125,17 @@ static ch4coll_ref_t mr_src(const mr_t *m, int r)
 {
     if (r == m->a->rank && !m->a->inplace)
         return ch4coll_ref(CH4COLL_BUF_SEND, 0);
-    return ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r)));
+    return ch4coll_ref(CH4COLL_BUF_RECV,
+                       ch4coll_eoff(m->a, ch4coll_blk_displ(m->a, r)));
 }
 
 static int mr_recv(const mr_t *m, int r, int from, int tag)
 {
     return ch4coll_sched_recv(
         m->s,
-        ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(m->a, mr_displ(m->a, r))),
-        mr_count(m->a, r), from, tag, 0, NULL);
+        ch4coll_ref(CH4COLL_BUF_RECV,
+                    ch4coll_eoff(m->a, ch4coll_blk_displ(m->a, r))),
+        ch4coll_blk_count(m->a, r), from, tag, 0, NULL);
 }
 
 /* Round t of lane l at this rank: receive lane l's block of node j - t - 1
@@ -164,7 +156,7 @@ static void mr_lane_round(const mr_t *m, int l, int t)
         return;
     if (t + 1 < m->g.nodes - 1)
         ch4coll_sched_send(
-            m->s, mr_src(m, b), mr_count(m->a, b),
+            m->s, mr_src(m, b), ch4coll_blk_count(m->a, b),
             ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, 1), l),
             mr_ring_tag(m, t + 1, l), ch4coll_dep1(got, d), d);
     mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got);
@@ -194,16 +186,17 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     mr_t m;
     int rc = mr_open(&m, s, a), l, t, q;
-    size_t own = mr_count(a, a->rank);
+    size_t own = ch4coll_blk_count(a, a->rank);
 
     if (rc != CH4COLL_OK)
         return rc;
     ch4coll_sched_set_ntags(s, (2 * m.g.nodes - 1) * m.g.lanes);
     if (!a->inplace && own > 0)
-        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                           ch4coll_ref(CH4COLL_BUF_RECV,
-                                       ch4coll_eoff(a, mr_displ(a, a->rank))),
-                           own, 0, NULL);
+        ch4coll_sched_copy(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(CH4COLL_BUF_RECV,
+                        ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
+            own, 0, NULL);
     q = ch4coll_lanes_size(&m.g, m.g.node);
     for (t = -1; t < m.g.nodes - 1; t++) {
         mr_node_recvs(&m, t);
@@ -255,7 +248,9 @@ static double mr_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
     if (mr_open(&g, NULL, a) != CH4COLL_OK)
         return HUGE_VAL;
     for (r = 0; r < a->size; r++)
-        b = (double) mr_count(a, r) > b ? (double) mr_count(a, r) : b;
+        b = (double) ch4coll_blk_count(a, r) > b
+                ? (double) ch4coll_blk_count(a, r)
+                : b;
     q = g.g.lanes;
     b = ch4coll_nbytes(a, 1) * b;
     t = ch4coll_model_msg(m, b);

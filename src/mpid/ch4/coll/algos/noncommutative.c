@@ -100,19 +100,6 @@ typedef struct {
     size_t *poff;      /* perm: element offset of position q, p' + 1 */
 } nc_t;
 
-static size_t blk_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-/* Element offset of block i; i = p gives the end of the vector. */
-static size_t blk_displ(const ch4coll_args_t *a, int i)
-{
-    if (i >= a->size)
-        return blk_displ(a, a->size - 1) + blk_count(a, a->size - 1);
-    return a->displs ? a->displs[i] : (size_t) i * a->count;
-}
-
 /* First block of unit u; u = p' gives p. */
 static int first_block(const nc_t *b, int u)
 {
@@ -122,7 +109,7 @@ static int first_block(const nc_t *b, int u)
 /* Element offset of unit u; u = p' gives the end of the vector. */
 static size_t uoff(const nc_t *b, int u)
 {
-    return blk_displ(b->a, first_block(b, u));
+    return ch4coll_blk_displ(b->a, first_block(b, u));
 }
 
 static int old_rank(const nc_t *b, int nr)
@@ -270,8 +257,8 @@ static void route(nc_t *b, int q)
     int u = unit_at(b, q);
 
     for (blk = first_block(b, u); blk < first_block(b, u + 1); blk++) {
-        size_t len = blk_count(a, blk);
-        size_t off = poff(b, q) + blk_displ(a, blk) - uoff(b, u);
+        size_t len = ch4coll_blk_count(a, blk);
+        size_t off = poff(b, q) + ch4coll_blk_displ(a, blk) - uoff(b, u);
         if (len == 0)
             continue;
         if (blk != mine) {
@@ -286,10 +273,10 @@ static void route(nc_t *b, int q)
         }
     }
     holder = old_rank(b, holder_of(b, b->newrank));
-    if (holder != mine && blk_count(a, mine) > 0) {
+    if (holder != mine && ch4coll_blk_count(a, mine) > 0) {
         nd = ch4coll_hz_wdeps(&b->inrd, d);
-        ch4coll_sched_recv(b->s, at(b, CH4COLL_BUF_RECV, 0), blk_count(a, mine),
-                           holder, 1, nd, d);
+        ch4coll_sched_recv(b->s, at(b, CH4COLL_BUF_RECV, 0),
+                           ch4coll_blk_count(a, mine), holder, 1, nd, d);
     }
 }
 
@@ -326,9 +313,9 @@ static void removed(nc_t *b)
                            nd, d);
     /* in place, my block overwrites the input: after it has been sent */
     nd = ch4coll_dep1(b->in_buf == CH4COLL_BUF_RECV ? v : -1, d);
-    if (blk_count(a, a->rank) > 0)
+    if (ch4coll_blk_count(a, a->rank) > 0)
         ch4coll_sched_recv(b->s, at(b, CH4COLL_BUF_RECV, 0),
-                           blk_count(a, a->rank), holder, 1, nd, d);
+                           ch4coll_blk_count(a, a->rank), holder, 1, nd, d);
 }
 
 /* Tag 0 for the halving, tag 1 for the non-power-of-two hand-over.
@@ -464,8 +451,9 @@ static double reduce_scatter_nc_cost(const ch4coll_args_t *a,
         int holder = old_rank(&b, holder_of(&b, u));
         for (x = 0, blk = first_block(&b, u); blk < first_block(&b, u + 1);
              blk++)
-            if (blk != holder && blk_count(a, blk) > 0)
-                x += m->alpha + ch4coll_nbytes(a, blk_count(a, blk)) * m->beta;
+            if (blk != holder && ch4coll_blk_count(a, blk) > 0)
+                x += m->alpha +
+                     ch4coll_nbytes(a, ch4coll_blk_count(a, blk)) * m->beta;
         if (x > route)
             route = x;
     }

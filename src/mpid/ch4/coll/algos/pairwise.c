@@ -55,11 +55,6 @@
 #include "../util/util.h"
 #include "hazard.h"
 
-static size_t blk_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
 static size_t blk_off(const ch4coll_args_t *a, int i)
 {
     return ch4coll_eoff(a, a->displs ? a->displs[i] : (size_t) i * a->count);
@@ -69,7 +64,7 @@ static size_t blk_off(const ch4coll_args_t *a, int i)
 static int reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     int p = a->size, rank = a->rank, k;
-    size_t n = blk_count(a, rank);
+    size_t n = ch4coll_blk_count(a, rank);
     ch4coll_hz_t snd = ch4coll_hz_user(CH4COLL_BUF_SEND);
     ch4coll_hz_t rcv = ch4coll_hz_user(CH4COLL_BUF_RECV);
     ch4coll_hz_t low = ch4coll_hz_scratch(n), high = ch4coll_hz_scratch(n);
@@ -87,8 +82,9 @@ static int reduce_scatter_pairwise(ch4coll_sched_t *s, const ch4coll_args_t *a)
     for (k = 1; k < p; k++) {
         int dst = (rank + k) % p, src = (rank - k + p) % p;
         ch4coll_hz_t *t = &tmp[k % 2];
-        if (blk_count(a, dst) > 0)
-            ch4coll_hz_send(s, in, blk_off(a, dst), blk_count(a, dst), dst, 0);
+        if (ch4coll_blk_count(a, dst) > 0)
+            ch4coll_hz_send(s, in, blk_off(a, dst), ch4coll_blk_count(a, dst),
+                            dst, 0);
         if (n == 0)
             continue;
         if (a->commutative || src < rank) {
@@ -226,31 +222,32 @@ static double posted_by_destination(const ch4coll_args_t *a,
 {
     int p = a->size, d, k;
     double top = 0, into = 0, last = 0, t, start, pre, chain = 0;
-    double g0 = ch4coll_nbytes(a, blk_count(a, 0)) * m->gamma;
+    double g0 = ch4coll_nbytes(a, ch4coll_blk_count(a, 0)) * m->gamma;
     double gl = 0; /* the fold after the very last message */
 
     for (d = 0; d < p; d++) {
-        t = ch4coll_model_block(m, ch4coll_nbytes(a, blk_count(a, d)));
+        t = ch4coll_model_block(m, ch4coll_nbytes(a, ch4coll_blk_count(a, d)));
         if (t > top)
             top = t;
         if (d > 0)
             into += t;
         if (d < p - 1)
             last += t;
-        if (ch4coll_nbytes(a, blk_count(a, d)) * m->gamma > gl)
-            gl = ch4coll_nbytes(a, blk_count(a, d)) * m->gamma;
+        if (ch4coll_nbytes(a, ch4coll_blk_count(a, d)) * m->gamma > gl)
+            gl = ch4coll_nbytes(a, ch4coll_blk_count(a, d)) * m->gamma;
     }
     if (p == 2)
         return top + gl;
     /* rank r starts at S_r = sum_{i <= r} (t(i) + top); rank p-k's send to
      * rank 0 is its k-th: it ends at S_{p-k} + t(p-k+1) + .. + t(p-1) + t(0) */
-    if (blk_count(a, 0) > 0) {
+    if (ch4coll_blk_count(a, 0) > 0) {
         start = into + (p - 1) * top; /* S_{p-1} */
-        pre = ch4coll_model_block(m, ch4coll_nbytes(a, blk_count(a, 0)));
+        pre =
+            ch4coll_model_block(m, ch4coll_nbytes(a, ch4coll_blk_count(a, 0)));
         for (k = 1; k < p; k++) {
             double arr = start + pre,
                    tk = ch4coll_model_block(
-                       m, ch4coll_nbytes(a, blk_count(a, p - k)));
+                       m, ch4coll_nbytes(a, ch4coll_blk_count(a, p - k)));
             chain = (arr > chain ? arr : chain) + g0;
             start -= tk + top; /* S_{p-k-1} */
             pre += tk;
@@ -263,7 +260,7 @@ static double posted_by_destination(const ch4coll_args_t *a,
 static double reduce_scatter_cost(const ch4coll_args_t *a,
                                   const ch4coll_model_t *m)
 {
-    double fold = ch4coll_nbytes(a, blk_count(a, a->rank)) * m->gamma;
+    double fold = ch4coll_nbytes(a, ch4coll_blk_count(a, a->rank)) * m->gamma;
 
     if (a->size == 1)
         return 0.0;

@@ -47,18 +47,6 @@ typedef struct {
     int r; /* p - p' */
 } rh_t;
 
-static size_t blk_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_displ(const ch4coll_args_t *a, int i)
-{
-    if (i >= a->size) /* end of the vector */
-        return blk_displ(a, a->size - 1) + blk_count(a, a->size - 1);
-    return a->displs ? a->displs[i] : (size_t) i * a->count;
-}
-
 /* First old rank (block) of new rank j; j = p' gives p. */
 static int first_block(const rh_t *h, int j)
 {
@@ -68,7 +56,7 @@ static int first_block(const rh_t *h, int j)
 /* Element offset and length of the blocks of new ranks [lo, hi). */
 static size_t range_off(const rh_t *h, int lo)
 {
-    return blk_displ(h->a, first_block(h, lo));
+    return ch4coll_blk_displ(h->a, first_block(h, lo));
 }
 
 static size_t range_len(const rh_t *h, int lo, int hi)
@@ -81,7 +69,7 @@ static int reduce_scatter_rh(ch4coll_sched_t *s, const ch4coll_args_t *a)
     int p = a->size, rank = a->rank, p2 = ch4coll_pow2_floor(p);
     rh_t h = {a, p - p2};
     int newrank = ch4coll_rd_newrank(rank, h.r), lo = 0, hi = p2, mask;
-    size_t total = blk_displ(a, p), n = blk_count(a, rank);
+    size_t total = ch4coll_blk_displ(a, p), n = ch4coll_blk_count(a, rank);
     ch4coll_hz_t snd = ch4coll_hz_user(CH4COLL_BUF_SEND);
     ch4coll_hz_t rcv = ch4coll_hz_user(CH4COLL_BUF_RECV);
     ch4coll_hz_t acc = ch4coll_hz_scratch(total);
@@ -118,12 +106,13 @@ static int reduce_scatter_rh(ch4coll_sched_t *s, const ch4coll_args_t *a)
         lo = klo;
         hi = khi;
     }
-    if (rank < 2 * h.r && blk_count(a, rank - 1) > 0)
-        ch4coll_hz_send(s, &acc, ch4coll_eoff(a, blk_displ(a, rank - 1)),
-                        blk_count(a, rank - 1), rank - 1, 0);
+    if (rank < 2 * h.r && ch4coll_blk_count(a, rank - 1) > 0)
+        ch4coll_hz_send(s, &acc,
+                        ch4coll_eoff(a, ch4coll_blk_displ(a, rank - 1)),
+                        ch4coll_blk_count(a, rank - 1), rank - 1, 0);
     if (n > 0)
-        ch4coll_hz_copy(s, &acc, ch4coll_eoff(a, blk_displ(a, rank)), &rcv, 0,
-                        n);
+        ch4coll_hz_copy(s, &acc, ch4coll_eoff(a, ch4coll_blk_displ(a, rank)),
+                        &rcv, 0, n);
     return CH4COLL_OK;
 }
 
@@ -164,15 +153,15 @@ static double reduce_scatter_rh_cost(const ch4coll_args_t *a,
 {
     int p = a->size, p2 = ch4coll_pow2_floor(p), mask, i;
     rh_t h = {a, p - p2};
-    double all = ch4coll_nbytes(a, blk_displ(a, p)), t = 0, back = 0, k;
+    double all = ch4coll_nbytes(a, ch4coll_blk_displ(a, p)), t = 0, back = 0, k;
 
     if (all == 0 || p == 1)
         return 0.0;
     if (h.r > 0) {
         t += m->alpha + all * (m->beta + m->gamma);
         for (i = 0; i < h.r; i++)
-            if (ch4coll_nbytes(a, blk_count(a, 2 * i)) > back)
-                back = ch4coll_nbytes(a, blk_count(a, 2 * i));
+            if (ch4coll_nbytes(a, ch4coll_blk_count(a, 2 * i)) > back)
+                back = ch4coll_nbytes(a, ch4coll_blk_count(a, 2 * i));
         t += m->alpha + back * m->beta;
     }
     for (mask = p2 / 2; mask >= 1; mask /= 2) {

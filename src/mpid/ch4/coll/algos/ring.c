@@ -101,16 +101,6 @@
 
 #include "../topo/nodes.h"
 
-static size_t blk_count(const ch4coll_args_t *a, int i)
-{
-    return a->counts ? a->counts[i] : a->count;
-}
-
-static size_t blk_off(const ch4coll_args_t *a, int i)
-{
-    return a->displs ? a->displs[i] : (size_t) i * a->count;
-}
-
 /* Rank at ring position x (mod p); order NULL: rank x. */
 static int rank_at(const int *order, int x, int p)
 {
@@ -150,12 +140,12 @@ enum { WHOLE, LO, HI };
 
 static size_t part_first(const ch4coll_args_t *a, int j, int part)
 {
-    return part == HI ? blk_count(a, j) / 2 : 0;
+    return part == HI ? ch4coll_blk_count(a, j) / 2 : 0;
 }
 
 static size_t part_count(const ch4coll_args_t *a, int j, int part)
 {
-    size_t c = blk_count(a, j);
+    size_t c = ch4coll_blk_count(a, j);
     return part == WHOLE ? c : part == LO ? c / 2 : c - c / 2;
 }
 
@@ -176,8 +166,9 @@ static void ring_stream(ch4coll_sched_t *s, const ch4coll_args_t *a,
             ch4coll_ref_t src =
                 k == 0 && !a->inplace
                     ? ch4coll_ref(CH4COLL_BUF_SEND, ch4coll_eoff(a, at))
-                    : ch4coll_ref(CH4COLL_BUF_RECV,
-                                  ch4coll_eoff(a, blk_off(a, sblk) + at));
+                    : ch4coll_ref(
+                          CH4COLL_BUF_RECV,
+                          ch4coll_eoff(a, ch4coll_blk_displ(a, sblk) + at));
             ch4coll_sched_send(s, src, sn, to, tag0 + k, ch4coll_dep1(prev, d),
                                d);
         }
@@ -186,7 +177,7 @@ static void ring_stream(ch4coll_sched_t *s, const ch4coll_args_t *a,
             prev = ch4coll_sched_recv(
                 s,
                 ch4coll_ref(CH4COLL_BUF_RECV,
-                            ch4coll_eoff(a, blk_off(a, rblk) +
+                            ch4coll_eoff(a, ch4coll_blk_displ(a, rblk) +
                                                 part_first(a, rblk, part))),
                 rn, from, tag0 + k, 0, NULL);
     }
@@ -196,15 +187,16 @@ static void ring_stream(ch4coll_sched_t *s, const ch4coll_args_t *a,
 static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a, int both)
 {
     int p = a->size, rank = a->rank, x, *order, rc;
-    size_t own = blk_count(a, rank);
+    size_t own = ch4coll_blk_count(a, rank);
 
     rc = ring_order(a, &order, &x);
     if (rc != CH4COLL_OK)
         return rc;
     if (!a->inplace && own > 0)
-        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                           ch4coll_ref(CH4COLL_BUF_RECV, blk_off(a, rank)), own,
-                           0, NULL);
+        ch4coll_sched_copy(
+            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, rank)), own, 0,
+            NULL);
     ring_stream(s, a, order, x, +1, both ? LO : WHOLE, 0);
     if (both)
         ring_stream(s, a, order, x, -1, HI, p - 1);
@@ -360,13 +352,13 @@ static long ne_direct(const ne_t *n, int g)
 
     for (q = ne_lo(g); q <= ne_hi(n, g); q++) {
         int r = rank_at(n->order, q, n->p);
-        if (blk_count(a, r) == 0)
+        if (ch4coll_blk_count(a, r) == 0)
             continue;
-        if (first >= 0 && blk_off(a, r) != end)
+        if (first >= 0 && ch4coll_blk_displ(a, r) != end)
             return -1;
         if (first < 0)
-            first = (long) blk_off(a, r);
-        end = blk_off(a, r) + blk_count(a, r);
+            first = (long) ch4coll_blk_displ(a, r);
+        end = ch4coll_blk_displ(a, r) + ch4coll_blk_count(a, r);
     }
     return first;
 }
@@ -388,9 +380,9 @@ static int ne_stage(ne_t *n, int g, int out, int dep)
 
     for (q = ne_lo(g); q <= ne_hi(n, g); q++) {
         int r = rank_at(n->order, q, n->p);
-        size_t c = blk_count(a, r);
-        ch4coll_ref_t user =
-            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, r)));
+        size_t c = ch4coll_blk_count(a, r);
+        ch4coll_ref_t user = ch4coll_ref(
+            CH4COLL_BUF_RECV, ch4coll_eoff(a, ch4coll_blk_displ(a, r)));
         ch4coll_ref_t mine = ch4coll_ref(n->scratch, ch4coll_eoff(a, at));
         if (c == 0)
             continue;
@@ -462,28 +454,30 @@ static void ne_first(ne_t *n, int x, int k)
 {
     const ch4coll_args_t *a = n->a;
     int y, ids[5], nid = 0, me = a->rank, v;
-    size_t own = blk_count(a, me);
+    size_t own = ch4coll_blk_count(a, me);
     ch4coll_ref_t src =
-        a->inplace
-            ? ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, me)))
-            : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+        a->inplace ? ch4coll_ref(CH4COLL_BUF_RECV,
+                                 ch4coll_eoff(a, ch4coll_blk_displ(a, me)))
+                   : ch4coll_ref(CH4COLL_BUF_SEND, 0);
 
     if (!a->inplace && own > 0)
         ids[nid++] = ch4coll_sched_copy(
             n->s, src,
-            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, me))), own,
-            0, NULL);
+            ch4coll_ref(CH4COLL_BUF_RECV,
+                        ch4coll_eoff(a, ch4coll_blk_displ(a, me))),
+            own, 0, NULL);
     for (y = ne_lo(k); y <= ne_hi(n, k); y++) {
         int r = rank_at(n->order, y, n->p);
         if (y == x)
             continue;
         if (own > 0)
             ch4coll_sched_send(n->s, src, own, r, 0, 0, NULL);
-        if (blk_count(a, r) > 0) {
+        if (ch4coll_blk_count(a, r) > 0) {
             v = ch4coll_sched_recv(
                 n->s,
-                ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_eoff(a, blk_off(a, r))),
-                blk_count(a, r), r, 0, 0, NULL);
+                ch4coll_ref(CH4COLL_BUF_RECV,
+                            ch4coll_eoff(a, ch4coll_blk_displ(a, r))),
+                ch4coll_blk_count(a, r), r, 0, 0, NULL);
             ids[nid++] = v;
         }
     }
@@ -552,14 +546,14 @@ static int allgather_ne(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     int p = a->size, x, rc = CH4COLL_OK, k, g, q, *order;
     ne_t n = {s, a, NULL, p, p / 2, p % 2, NULL, NULL, NULL, -1};
-    size_t own = blk_count(a, a->rank);
+    size_t own = ch4coll_blk_count(a, a->rank);
 
     if (p == 1) {
         if (!a->inplace && own > 0)
             ch4coll_sched_copy(
                 s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
                 ch4coll_ref(CH4COLL_BUF_RECV,
-                            ch4coll_eoff(a, blk_off(a, a->rank))),
+                            ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
                 own, 0, NULL);
         return CH4COLL_OK;
     }
@@ -578,7 +572,7 @@ static int allgather_ne(ch4coll_sched_t *s, const ch4coll_args_t *a)
             n.staged[g] = 0;
             n.slot[g + 1] = n.slot[g];
             for (q = ne_lo(g); q <= ne_hi(&n, g); q++)
-                n.slot[g + 1] += blk_count(a, rank_at(order, q, p));
+                n.slot[g + 1] += ch4coll_blk_count(a, rank_at(order, q, p));
         }
         k = x / 2 < n.m ? x / 2 : n.m - 1;
         ne_first(&n, x, k);
@@ -624,7 +618,7 @@ static double ne_cost(const ch4coll_args_t *a, const ch4coll_model_t *m)
         double b = 0;
         for (q = 2 * g; q <= (tri && g == mg - 1 ? 2 * g + 2 : 2 * g + 1);
              q++) {
-            double c = ch4coll_nbytes(a, blk_count(a, q));
+            double c = ch4coll_nbytes(a, ch4coll_blk_count(a, q));
             b += c;
             own = c > own ? c : own;
         }

@@ -167,7 +167,7 @@ static size_t whole_len(const ring_t *g, int j)
     const ch4coll_args_t *a = g->a;
 
     if (g->blocks)
-        return a->counts ? a->counts[j] : a->count;
+        return ch4coll_blk_count(a, j);
     return ch4coll_seg_len(a->count, (size_t) g->p, (size_t) j);
 }
 
@@ -194,7 +194,7 @@ static size_t seg_off(const ring_t *g, int j)
     size_t off;
 
     if (g->blocks)
-        off = a->displs ? a->displs[j] : (size_t) j * a->count;
+        off = ch4coll_blk_displ(a, j);
     else
         off = ch4coll_seg_off(a->count, (size_t) g->p, (size_t) j);
     return g->half == HALF_UPPER ? off + half_cut(whole_len(g, j)) : off;
@@ -791,7 +791,7 @@ static double reduce_scatter_ring_cost(const ch4coll_args_t *a,
     if (p <= 2)
         w = 1;
     for (j = 0; j < p; j++) {
-        size_t cnt = a->counts ? a->counts[j] : a->count;
+        size_t cnt = ch4coll_blk_count(a, j);
         /* w rings: the upper half, the larger, each way */
         double s = ch4coll_nbytes(a, cnt - (w == 2 ? cnt / 2 : 0)), q, c, rest,
                l, g;

@@ -34,12 +34,6 @@
 
 #include <math.h>
 
-/* Elements of rank r's block. */
-static size_t rs_count(const ch4coll_smp_t *x, int r)
-{
-    return x->a->counts ? x->a->counts[r] : x->a->count;
-}
-
 /* Block offsets in rank order (MPI: the blocks follow each other) into d;
  * returns the vector's length and sets *most to the largest block. */
 static size_t rs_blocks(ch4coll_smp_t *x, size_t *most)
@@ -50,8 +44,9 @@ static size_t rs_blocks(ch4coll_smp_t *x, size_t *most)
     *most = 0;
     for (r = 0; r < x->a->size; r++) {
         x->d[r] = n;
-        n += rs_count(x, r);
-        *most = rs_count(x, r) > *most ? rs_count(x, r) : *most;
+        n += ch4coll_blk_count(x->a, r);
+        *most = ch4coll_blk_count(x->a, r) > *most ? ch4coll_blk_count(x->a, r)
+                                                   : *most;
     }
     return n;
 }
@@ -65,7 +60,8 @@ static size_t rs_layout(ch4coll_smp_t *x, int k)
     x->q[0] = 0;
     for (i = 0; i < p; i++)
         x->q[i + 1] =
-            x->q[i] + ch4coll_smp_piece_len(x, k, rs_count(x, x->g.order[i]));
+            x->q[i] +
+            ch4coll_smp_piece_len(x, k, ch4coll_blk_count(x->a, x->g.order[i]));
     return x->q[p];
 }
 
@@ -108,9 +104,9 @@ static int rs_pack(ch4coll_smp_t *x, int k, ch4coll_ref_t work, int *done)
         k >= CH4COLL_SMP_RING ? x->last[k - CH4COLL_SMP_RING] : -1);
     for (i = 0; i < a->size; i++) {
         int rk = x->g.order[i];
-        ch4coll_smp_runs_add(&r, x->d[rk] + ch4coll_smp_piece_off(x, k),
-                             x->q[i],
-                             ch4coll_smp_piece_len(x, k, rs_count(x, rk)));
+        ch4coll_smp_runs_add(
+            &r, x->d[rk] + ch4coll_smp_piece_off(x, k), x->q[i],
+            ch4coll_smp_piece_len(x, k, ch4coll_blk_count(x->a, rk)));
     }
     ch4coll_smp_runs_flush(&r);
     *done = ch4coll_sched_join(x->s, first);
@@ -173,7 +169,7 @@ static int rs_scatter(ch4coll_smp_t *x, int k, ch4coll_ref_t work, int dep)
                   part;
 
     if (!ch4coll_smp_is_leader(x)) {
-        len = ch4coll_smp_piece_len(x, k, rs_count(x, x->a->rank));
+        len = ch4coll_smp_piece_len(x, k, ch4coll_blk_count(x->a, x->a->rank));
         if (len > 0)
             ch4coll_sched_recv(s, mine, len,
                                ch4coll_smp_member(g, g->lead[g->node]), tag,
@@ -181,8 +177,8 @@ static int rs_scatter(ch4coll_smp_t *x, int k, ch4coll_ref_t work, int dep)
         return CH4COLL_OK;
     }
     for (i = 0; i < q; i++) {
-        len =
-            ch4coll_smp_piece_len(x, k, rs_count(x, ch4coll_smp_member(g, i)));
+        len = ch4coll_smp_piece_len(
+            x, k, ch4coll_blk_count(x->a, ch4coll_smp_member(g, i)));
         part = work;
         part.off += ch4coll_eoff(x->a, x->q[g->first[g->node] + i] - o);
         if (len > 0 && i != g->idx)
@@ -251,7 +247,8 @@ static double rs_scatter_cost(const ch4coll_smp_t *x, int k,
     for (j = 0; j < g->nodes; j++) {
         double t = 0.0;
         for (i = g->first[j] + 1; i < g->first[j + 1]; i++) {
-            size_t len = ch4coll_smp_piece_len(x, k, rs_count(x, g->order[i]));
+            size_t len = ch4coll_smp_piece_len(
+                x, k, ch4coll_blk_count(x->a, g->order[i]));
             if (len > 0)
                 t += m->alpha_node + ch4coll_nbytes(x->a, len) * m->beta_node;
         }
