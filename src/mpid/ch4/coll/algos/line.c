@@ -11,13 +11,15 @@
  *
  * ---------------------------------------------------------------- bcast
  * Parameters: chunk (bytes, default 65536, 1 .. 2^40; at most 2^20 chunks
- * per part, a smaller chunk is raised) and streams (1 .. 3, default 1):
- * the mesh over vr = (rank - root) mod p is ch4coll_mesh_dims(p, streams),
- * and s = its extents > 1 streams run (a prime p gives s = 1).
- * s = 1: a chain 0 -> 1 -> ... -> p-1 of relative ranks; a rank forwards
- * chunk c while receiving the next ones (16 receives posted ahead, 2 sends
- * per child in flight: bc_step).  s > 1: part j of s, chunked likewise, runs
- * down spanning tree j, which visits the dimensions in the order j, j+1,
+ * per part, a smaller chunk is raised), streams (1 .. 3, default 1) and
+ * inflight (1 .. 16, default 2: the chunks in flight to each child, see
+ * bc_step).  The mesh over vr = (rank - root) mod p is
+ * ch4coll_mesh_dims(p, streams), and s = its extents > 1 streams run (a
+ * prime p gives s = 1).  s = 1: a chain 0 -> 1 -> ... -> p-1 of relative
+ * ranks; a rank forwards chunk c while receiving the next ones (16
+ * receives posted ahead, inflight sends per child: bc_step).  s > 1: part
+ * j of s, chunked likewise, runs down spanning tree j, which visits the
+ * dimensions in the order j, j+1,
  * ..., j-1 (mod s).  In tree j a rank's level L is the last position of
  * that order at which its coordinate is non-zero; its parent is one step
  * back along dimension o_L; it forwards each chunk first along its own
@@ -117,10 +119,9 @@
 /* ================================================================ bcast */
 
 #define BC_MAX_CHUNKS ((size_t) 1 << 20)
-/* Receives posted ahead per stream, and sends in flight per child and
- * stream (see bc_step). */
-#define BC_WINDOW      16
-#define BC_SEND_WINDOW 2
+/* Receives posted ahead per stream, and the most sends in flight per
+ * child and stream (parameter inflight, see bc_step). */
+#define BC_WINDOW 16
 
 /* One stream at this rank: its part of the message, its tree edges. */
 typedef struct {
@@ -254,8 +255,8 @@ typedef struct {
 /* Receive chunk c of stream j from the parent and pass it on, on tag
  * j BC_WINDOW + c mod BC_WINDOW: chunk c is received after chunk
  * c - BC_WINDOW has arrived and sent to a child after chunk
- * c - BC_SEND_WINDOW was sent to it, so at most BC_WINDOW receives per
- * stream and BC_SEND_WINDOW sends per child and stream are in flight, and
+ * c - inflight was sent to it, so at most BC_WINDOW receives per stream
+ * and inflight sends per child and stream are in flight, and
  * messages with equal tags are issued in order on both sides.
  * Receives posted well ahead let eager chunks flow: SimGrid (like a
  * library without unexpected-message buffering) starts no transfer before
@@ -264,9 +265,12 @@ typedef struct {
  * 1.23).  Few sends in flight keep rendezvous chunks in order: 16 of
  * them share the link fairly and all arrive late, and the next hop waits
  * for whole chunks (fat tree, 64 KiB chunks, 2 MiB: 0.23 ms with 2, 1.01
- * with 16). */
+ * with 16).  Yet a message's latency (0.7 us between hosts of a fat-tree
+ * leaf) is hidden only behind others in flight: small chunks want more of
+ * them (fat tree, p = 16, 8 MiB, chunks of 16 KiB: 533 us with 2, 437 us
+ * with 8; the default stays 2 and the tuning file chooses). */
 static void bc_step(ch4coll_sched_t *s, const bc_stream_t *st, int j, size_t c,
-                    bc_window_t *w)
+                    size_t inflight, bc_window_t *w)
 {
     size_t clen, off = st->off + bc_chunk(st->len, st->k, c, &clen);
     ch4coll_ref_t at = ch4coll_ref(CH4COLL_BUF_RECV, off);
@@ -279,9 +283,7 @@ static void bc_step(ch4coll_sched_t *s, const bc_stream_t *st, int j, size_t c,
     w->got[slot] = got;
     for (i = 0; i < st->nkids; i++) {
         d[0] = got;
-        d[1] = c >= BC_SEND_WINDOW
-                   ? w->sent[(c - BC_SEND_WINDOW) % BC_WINDOW][i]
-                   : -1;
+        d[1] = c >= inflight ? w->sent[(c - inflight) % BC_WINDOW][i] : -1;
         w->sent[slot][i] =
             ch4coll_sched_send(s, at, clen, st->kids[i], tag, 2, d);
     }
@@ -320,7 +322,7 @@ int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (c = 0; c < kmax; c++)
         for (j = 0; j < pl.s; j++)
             if (c < pl.st[j].k)
-                bc_step(s, &pl.st[j], j, c, &w[j]);
+                bc_step(s, &pl.st[j], j, c, (size_t) params[2], &w[j]);
     return CH4COLL_OK;
 }
 

@@ -161,7 +161,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params =
          {{"chunk", 65536, 1, (int64_t) 1 << 40, "pipeline chunk in bytes"},
           {"streams", 1, 1, 3,
-           "mesh dimensions = parts pipelined along rotated spanning trees"}},
+           "mesh dimensions = parts pipelined along rotated spanning trees"},
+          {"inflight", 2, 1, 16, "chunks in flight to each child"}},
      .desc = "chain (streams 1) or s rotated spanning trees of an s-D virtual "
              "mesh, pipelined in chunks (BG/L 3.1); any p",
      .cost = ch4coll_cost_bcast_line,
