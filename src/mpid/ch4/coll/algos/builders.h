@@ -45,6 +45,7 @@ int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *,
                                         const int64_t *);
 int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_noncommutative(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *,
                                           const int64_t *);
@@ -59,6 +60,7 @@ int ch4coll_ntags_neighbor_exchange(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_chain(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bidir_ring_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_scatter_ring_allgather(const ch4coll_args_t *,
@@ -116,6 +118,8 @@ int ch4coll_reduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
 int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                          const int64_t *);
+int ch4coll_reduce_bidir_chain(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
 int ch4coll_reduce_knomial(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -287,6 +291,8 @@ double ch4coll_cost_reduce_knomial(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 double ch4coll_cost_reduce_chain(const ch4coll_args_t *, const int64_t *,
                                  const ch4coll_model_t *);
+double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_linear(const ch4coll_args_t *, const int64_t *,
@@ -361,6 +367,8 @@ double ch4coll_cost_exscan_linear(const ch4coll_args_t *, const int64_t *,
  * and Traeff et al. families. */
 int ch4coll_bcast_line(ch4coll_sched_t *, const ch4coll_args_t *,
                        const int64_t *);
+int ch4coll_bcast_bidir_chain(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
 int ch4coll_allreduce_line(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgather_line(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -381,6 +389,8 @@ int ch4coll_reduce_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
                                      const int64_t *);
 double ch4coll_cost_bcast_line(const ch4coll_args_t *, const int64_t *,
                                const ch4coll_model_t *);
+double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
 double ch4coll_cost_allreduce_line(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);
 double ch4coll_cost_allgather_line(const ch4coll_args_t *, const int64_t *,

@@ -1,6 +1,7 @@
 /*
  * chain.c - reduce along a chain of ranks, pipelined in chunks: the
- * reverse of bcast `line` with one stream (line.c).
+ * reverse of bcast `line` with one stream (line.c); and bidir_chain, half
+ * the vector each way round the cycle of ranks.
  *
  * Source: the pipelined chain of Almasi et al. (BG/L) section 3.1 run
  * backwards, with a fold at every hop (a reduction's pipeline: Sanders,
@@ -58,8 +59,32 @@
  * after 4 + 2 = 6 = p - 2 + K hop times.  With a non-commutative op the
  * chain is 4 -> 3 -> 2 -> 1 -> 0 and rank 0 sends each finished chunk on to
  * rank 2.
+ *
+ * ------------------------------------------------------ reduce bidir_chain
+ * Section 3.1's two streams in opposite directions round a cycle, on the
+ * cycle of relative ranks (commutative ops only): the first half of the
+ * vector (ceil(n/2) elements) is reduced along the chain above, relative
+ * ranks p-1, p-2, ..., 1 into the root; the second along 1, 2, ..., p-1
+ * into the root (position v of that chain is relative rank p - v), each on
+ * tags of its own with its own W slots.  Every rank receives, folds and
+ * sends half the vector each way: the chain's bytes and folds, over both
+ * of its ring links at once where consecutive ranks are network
+ * neighbours.  p = 2: one chain.  Parameter: chunk (default 16384, the
+ * best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24,
+ * 2-8 MiB, but for the torus at p = 24, 8192).
+ * Cost on one port and one CPU: the chain's, with K the chunks of both
+ * halves, T = (p - 2 + K) t.  Scratch: W chunks of each half's chain at
+ * every rank but a chain's first.  Restrictions: commutative ops; any p,
+ * root, count; MPI_IN_PLACE at the root.
+ * Worked example, p = 5, root 2, 4 elements, one element a chunk: relative
+ * ranks 0..4 are ranks 2, 3, 4, 0, 1.  Elements 0-1 flow 1 -> 0 -> 4 -> 3
+ * -> 2 (relative 4, 3, 2, 1, 0), elements 2-3 flow 3 -> 4 -> 0 -> 1 -> 2;
+ * rank 0 folds its element 0 into what comes from 1 and its element 2
+ * into what comes from 4, and the root folds its own into both.
  */
 #include "algo.h"
+
+#include <math.h>
 
 #include "../topo/topo.h"
 
@@ -69,7 +94,9 @@
 typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
-    size_t n, K;        /* elements, chunks */
+    size_t base, n, K;  /* first element, elements, chunks */
+    int dir;            /* +1: position v is relative rank v; -1: p - v */
+    int tag0;           /* first tag */
     int ordered;        /* ranks in order: a non-commutative op */
     int v;              /* this rank's position */
     int up, down;       /* ranks at positions v + 1 and v - 1, or -1 */
@@ -92,26 +119,37 @@ static size_t ch_nchunks(size_t n, size_t bytes, int64_t chunk)
     return (n + per - 1) / per;
 }
 
+/* Relative rank of position v (v itself, or p - v on the way back). */
+static int ch_rel(const ch_t *c, int v)
+{
+    return c->dir > 0 ? v : (c->a->size - v) % c->a->size;
+}
+
 static int ch_rank(const ch_t *c, int v)
 {
     int p = c->a->size;
 
     if (v < 0 || v >= p)
         return -1;
-    return c->ordered ? v : (c->a->root + v) % p;
+    return c->ordered ? v : (c->a->root + ch_rel(c, v)) % p;
 }
 
+/* The chain of elements [base, base + n), running way dir, on tags from
+ * tag0. */
 static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const int64_t *params)
+                    size_t base, size_t n, int dir, int tag0, int64_t chunk)
 {
     int p = a->size, k;
 
     c->s = s;
     c->a = a;
-    c->n = a->count;
-    c->K = ch_nchunks(a->count, a->elem.size, params[0]);
+    c->base = base;
+    c->n = n;
+    c->dir = dir;
+    c->tag0 = tag0;
+    c->K = ch_nchunks(n, a->elem.size, chunk);
     c->ordered = !a->commutative;
-    c->v = c->ordered ? a->rank : (a->rank - a->root + p) % p;
+    c->v = c->ordered ? a->rank : ch_rel(c, (a->rank - a->root + p) % p);
     c->up = ch_rank(c, c->v + 1);
     c->down = ch_rank(c, c->v - 1);
     c->slot = -1;
@@ -125,7 +163,7 @@ static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
 static size_t ch_chunk(const ch_t *c, size_t k, size_t *len)
 {
     *len = ch4coll_seg_len(c->n, c->K, k);
-    return ch4coll_seg_off(c->n, c->K, k);
+    return c->base + ch4coll_seg_off(c->n, c->K, k);
 }
 
 static ch4coll_ref_t ch_buf(const ch_t *c, int buf, size_t off)
@@ -145,7 +183,7 @@ static int ch_own(const ch_t *c)
 static int ch_step(ch_t *c, size_t k)
 {
     size_t len, off = ch_chunk(c, k, &len);
-    int w = (int) (k % (size_t) c->W), d[3], n, got,
+    int w = (int) (k % (size_t) c->W), tag = c->tag0 + w, d[3], n, got,
         is_root = c->a->rank == c->a->root;
     ch4coll_ref_t tmp = ch_buf(c, c->slot,
                                (size_t) w * ch4coll_seg_len(c->n, c->K, 0)),
@@ -153,13 +191,13 @@ static int ch_step(ch_t *c, size_t k)
 
     if (c->up < 0) { /* the chain's first rank: W sends in flight */
         d[0] = c->sent[w];
-        c->sent[w] = ch4coll_sched_send(c->s, own, len, c->down, w,
+        c->sent[w] = ch4coll_sched_send(c->s, own, len, c->down, tag,
                                         ch4coll_dep1(d[0], d), d);
         return c->sent[w];
     }
     if (c->down < 0 && is_root && !c->a->inplace) { /* straight into recv */
         ch4coll_ref_t res = ch_buf(c, CH4COLL_BUF_RECV, off);
-        got = ch4coll_sched_recv(c->s, res, len, c->up, w, 0, NULL);
+        got = ch4coll_sched_recv(c->s, res, len, c->up, tag, 0, NULL);
         n = 0;
         d[n++] = got;
         if (c->last_fold >= 0)
@@ -167,7 +205,7 @@ static int ch_step(ch_t *c, size_t k)
         c->last_fold = ch4coll_sched_reduce(c->s, own, res, len, n, d);
         return c->last_fold;
     }
-    got = ch4coll_sched_recv(c->s, tmp, len, c->up, w,
+    got = ch4coll_sched_recv(c->s, tmp, len, c->up, tag,
                              ch4coll_dep1(c->sent[w], d), d);
     n = 0;
     d[n++] = got;
@@ -175,7 +213,7 @@ static int ch_step(ch_t *c, size_t k)
         d[n++] = c->last_fold;
     c->last_fold = ch4coll_sched_reduce(c->s, own, tmp, len, n, d);
     if (c->down >= 0)
-        return c->sent[w] = ch4coll_sched_send(c->s, tmp, len, c->down, w, 1,
+        return c->sent[w] = ch4coll_sched_send(c->s, tmp, len, c->down, tag, 1,
                                                &c->last_fold);
     if (is_root) /* in place: the slot's result into the receive buffer */
         return c->sent[w] = ch4coll_sched_copy(c->s, tmp,
@@ -184,6 +222,15 @@ static int ch_step(ch_t *c, size_t k)
     /* rank 0 of an ordered chain whose root is elsewhere: the last hop */
     return c->sent[w] = ch4coll_sched_send(c->s, tmp, len, c->a->root, c->W + w,
                                            1, &c->last_fold);
+}
+
+/* No data, or one rank: its own vector is the result. */
+static int ch_alone(ch4coll_sched_t *s, const ch4coll_args_t *a)
+{
+    if (a->count > 0 && !a->inplace)
+        ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                           ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0, NULL);
+    return CH4COLL_OK;
 }
 
 int ch4coll_ntags_reduce_chain(const ch4coll_args_t *a, const int64_t *params)
@@ -202,16 +249,9 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     int is_root = a->rank == a->root, *fold = NULL, d[1];
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_chain(a, params));
-    if (a->count == 0)
-        return CH4COLL_OK;
-    if (a->size == 1) {
-        if (!a->inplace)
-            ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                               ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0,
-                               NULL);
-        return CH4COLL_OK;
-    }
-    ch_open(&c, s, a, params);
+    if (a->count == 0 || a->size == 1)
+        return ch_alone(s, a);
+    ch_open(&c, s, a, 0, a->count, 1, 0, params[0]);
     if (c.up >= 0)
         c.slot = ch4coll_sched_scratch(s, (size_t) c.W *
                                               ch4coll_seg_len(c.n, c.K, 0));
@@ -250,4 +290,72 @@ double ch4coll_cost_reduce_chain(const ch4coll_args_t *a, const int64_t *params,
     t = ch4coll_model_msg(m, c) + c * m->gamma;
     return (a->size - 2 + (double) K) * t +
            (!a->commutative && a->root != 0 ? ch4coll_model_msg(m, c) : 0.0);
+}
+
+/* ====================================================== reduce bidir_chain */
+
+/* Chains of bidir_chain: two from p = 3 on, one at p = 2. */
+static int bd_chains(int p)
+{
+    return p > 2 ? 2 : 1;
+}
+
+/* Chain j's chunks on tags j CH_SLOTS + [0, W). */
+int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *a,
+                                     const int64_t *params)
+{
+    (void) params;
+    return bd_chains(a->size) * CH_SLOTS;
+}
+
+int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                               const int64_t *params)
+{
+    ch_t c[2];
+    size_t k, kmax = 0;
+    int nc = bd_chains(a->size), j;
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_bidir_chain(a, params));
+    if (a->count == 0 || a->size == 1)
+        return ch_alone(s, a);
+    for (j = 0; j < nc; j++) {
+        ch_open(&c[j], s, a, ch4coll_seg_off(a->count, (size_t) nc, (size_t) j),
+                ch4coll_seg_len(a->count, (size_t) nc, (size_t) j),
+                j == 0 ? 1 : -1, j * CH_SLOTS, params[0]);
+        if (c[j].K > kmax)
+            kmax = c[j].K;
+        if (c[j].up >= 0 && c[j].K > 0)
+            c[j].slot = ch4coll_sched_scratch(
+                s, (size_t) c[j].W * ch4coll_seg_len(c[j].n, c[j].K, 0));
+    }
+    /* chunk-major order: both chains advance at the same pace */
+    for (k = 0; k < kmax; k++)
+        for (j = 0; j < nc; j++)
+            if (k < c[j].K)
+                ch_step(&c[j], k);
+    return CH4COLL_OK;
+}
+
+/* The chain's, with K the chunks of both halves: on one port a middle
+ * rank receives, folds and sends every chunk of both. */
+double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    size_t nc = (size_t) bd_chains(a->size), K = 0, j, n;
+    double c = 0, t;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    for (j = 0; j < nc; j++) {
+        size_t len = ch4coll_seg_len(a->count, nc, j),
+               kj = ch_nchunks(len, a->elem.size, params[0]);
+        if (kj == 0)
+            continue;
+        K += kj;
+        n = ch4coll_seg_len(len, kj, 0);
+        c = fmax(c, ch4coll_nbytes(a, n));
+    }
+    t = ch4coll_model_msg(m, c) + c * m->gamma;
+    return (a->size - 2 + (double) K) * t;
 }

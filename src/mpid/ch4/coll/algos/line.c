@@ -1,7 +1,8 @@
 /*
  * line.c - the BlueGene/L "line" collectives on a virtual mesh: a
- * multi-stream pipelined broadcast, a multi-phase allreduce for short
- * vectors and the allgather of the same phases.
+ * multi-stream pipelined broadcast, the broadcast down both ways of a
+ * cycle, a multi-phase allreduce for short vectors and the allgather of
+ * the same phases.
  *
  * Source: Almasi et al. (BG/L) section 3.1, Figure 1 (broadcast: parts of
  * the message pipelined down non-overlapping spanning trees of the mesh)
@@ -37,6 +38,27 @@
  * Tree 0 (x, then y): 0 -> 2 -> 4, then 0 -> 1, 2 -> 3, 4 -> 5.  Tree 1
  * (y, then x): 0 -> 1; 0 -> 2 -> 4 and 1 -> 3 -> 5.  Rank 3 gets part 0
  * from 2 and part 1 from 1; rank 0 sends every chunk of each part to 2, 1.
+ *
+ * ------------------------------------------------------ bcast bidir_chain
+ * Section 3.1's two streams in opposite directions round a cycle (there
+ * for reduce and allreduce along a path), on the cycle of relative ranks
+ * vr = (rank - root) mod p: the first half of the message goes down the
+ * chain vr = 1, 2, ..., p-1, the second down p-1, p-2, ..., 1, each
+ * pipelined in chunks as the chain above (bc_step, inflight sends per
+ * child).  Every rank but the root receives n/2 bytes from each
+ * neighbour and sends n/2 to each: the same bytes per rank as the chain,
+ * over both of its ring links at once where consecutive ranks are network
+ * neighbours (a torus row: each link carries half the chain's bytes).
+ * p = 2: one chain.  Parameters: chunk (default 16384) and inflight
+ * (default 4), as above: the best pair on SimGrid's three platforms at
+ * p = 16 and 24, 2-8 MiB, but for the torus at p = 24 (8192 and 16).
+ * Cost on one port (K chunks in all, c the largest):
+ *   T = K alpha + n beta + (p - 2)(alpha + c beta), the chain's; two ports
+ *   halve the first term.  Scratch: none.  Any p, root, count.
+ * Worked example, p = 5, root 3, 4 bytes, chunk 1: vr 0..4 are ranks
+ * 3, 4, 0, 1, 2.  Bytes 0-1 travel 3 -> 4 -> 0 -> 1 -> 2, bytes 2-3 travel
+ * 3 -> 2 -> 1 -> 0 -> 4; rank 0 gets byte 0 from 4 and byte 2 from 1 and
+ * passes each on the other way; each chain is 4 hops, 2 chunks.
  *
  * ------------------------------------------------------------ allreduce
  * Parameter: group (default 4, which BG/L found best; 2 .. 1024), the
@@ -297,33 +319,118 @@ int ch4coll_ntags_bcast_line(const ch4coll_args_t *a, const int64_t *params)
     return bc_mesh(a->size, params[1], dims) * BC_WINDOW;
 }
 
-int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                       const int64_t *params)
+/* Every stream of a plan, chunk by chunk. */
+static void bc_run(ch4coll_sched_t *s, const bc_plan_t *pl, size_t inflight)
 {
-    bc_plan_t pl;
     bc_window_t w[CH4COLL_MESH_MAXD];
     size_t c, kmax = 0;
     int j, i, k;
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_line(a, params));
-    if (a->count == 0 || a->size == 1)
-        return CH4COLL_OK;
-    bc_plan(&pl, a, params);
-    for (j = 0; j < pl.s; j++) {
+    for (j = 0; j < pl->s; j++) {
         for (k = 0; k < BC_WINDOW; k++) {
             w[j].got[k] = -1;
             for (i = 0; i < CH4COLL_MESH_MAXD; i++)
                 w[j].sent[k][i] = -1;
         }
-        if (pl.st[j].k > kmax)
-            kmax = pl.st[j].k;
+        if (pl->st[j].k > kmax)
+            kmax = pl->st[j].k;
     }
     /* chunk-major order: every stream advances at the same pace */
     for (c = 0; c < kmax; c++)
-        for (j = 0; j < pl.s; j++)
-            if (c < pl.st[j].k)
-                bc_step(s, &pl.st[j], j, c, (size_t) params[2], &w[j]);
+        for (j = 0; j < pl->s; j++)
+            if (c < pl->st[j].k)
+                bc_step(s, &pl->st[j], j, c, inflight, &w[j]);
+}
+
+int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                       const int64_t *params)
+{
+    bc_plan_t pl;
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_line(a, params));
+    if (a->count == 0 || a->size == 1)
+        return CH4COLL_OK;
+    bc_plan(&pl, a, params);
+    bc_run(s, &pl, (size_t) params[2]);
     return CH4COLL_OK;
+}
+
+/* ====================================================== bcast bidir_chain */
+
+/* Chains of bidir_chain: two from p = 3 on, one at p = 2. */
+static int bd_chains(int p)
+{
+    return p > 2 ? 2 : 1;
+}
+
+/* Rank at position q of chain j: relative rank q (j = 0) or p - q (j = 1,
+ * the way back round the cycle), q = 0 the root. */
+static int bd_at(int j, int q, int root, int p)
+{
+    return ch4coll_abs(j == 0 ? q : (p - q) % p, root, p);
+}
+
+static void bd_plan(bc_plan_t *pl, const ch4coll_args_t *a, int64_t chunk)
+{
+    int p = a->size, vr = ch4coll_rel(a->rank, a->root, p), j;
+
+    pl->s = bd_chains(p);
+    for (j = 0; j < pl->s; j++) {
+        bc_stream_t *st = &pl->st[j];
+        int q = j == 0 ? vr : (p - vr) % p; /* my position on chain j */
+
+        pl->dims[j] = p;
+        bc_part(a->count, pl->s, j, &st->off, &st->len);
+        st->k = bc_nchunks(st->len, chunk);
+        st->parent = q > 0 ? bd_at(j, q - 1, a->root, p) : -1;
+        st->nkids = 0;
+        if (q + 1 < p)
+            st->kids[st->nkids++] = bd_at(j, q + 1, a->root, p);
+    }
+}
+
+/* Chain j's chunks on tags j BC_WINDOW + [0, BC_WINDOW). */
+int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    (void) params;
+    return bd_chains(a->size) * BC_WINDOW;
+}
+
+int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                              const int64_t *params)
+{
+    bc_plan_t pl;
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_bidir_chain(a, params));
+    if (a->count == 0 || a->size == 1)
+        return CH4COLL_OK;
+    bd_plan(&pl, a, params[0]);
+    bc_run(s, &pl, (size_t) params[1]);
+    return CH4COLL_OK;
+}
+
+/* One port: the root sends all K chunks (K alpha + n beta), then the last
+ * chunk of the longer chain has p - 2 hops to go. */
+double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *a,
+                                      const int64_t *params,
+                                      const ch4coll_model_t *m)
+{
+    int p = a->size, s = bd_chains(p), j;
+    size_t n = a->count, k = 0, off, len, clen, cmax = 0;
+
+    if (n == 0 || p == 1)
+        return 0.0;
+    for (j = 0; j < s; j++) {
+        bc_part(n, s, j, &off, &len);
+        if (len == 0)
+            continue;
+        k += bc_nchunks(len, params[0]);
+        bc_chunk(len, bc_nchunks(len, params[0]), 0, &clen);
+        cmax = clen > cmax ? clen : cmax;
+    }
+    return (double) k * m->alpha + (double) n * m->beta +
+           (double) (p - 2) * (m->alpha + (double) cmax * m->beta);
 }
 
 double ch4coll_cost_bcast_line(const ch4coll_args_t *a, const int64_t *params,

@@ -204,6 +204,17 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "allgather in every node",
      .cost = ch4coll_cost_bcast_multi_leader,
      .ntags = ch4coll_ntags_multi_leader},
+    {.name = "bidir_chain",
+     .coll = CH4COLL_BCAST,
+     .build = ch4coll_bcast_bidir_chain,
+     .params = {{"chunk", 16384, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"},
+                {"inflight", 4, 1, 16, "chunks in flight to each child"}},
+     .desc = "half the message pipelined down the chain of relative ranks "
+             "1..p-1, half down p-1..1, both ways round the cycle at once "
+             "(BG/L 3.1's two streams); any p",
+     .cost = ch4coll_cost_bcast_bidir_chain,
+     .ntags = ch4coll_ntags_bcast_bidir_chain},
     NATIVE_ROW(CH4COLL_BCAST),
 
     {.name = "binomial",
@@ -302,6 +313,18 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "(bcast line reversed; Open MPI's pipeline reduce)",
      .cost = ch4coll_cost_reduce_chain,
      .ntags = ch4coll_ntags_reduce_chain},
+    {.name = "bidir_chain",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_bidir_chain,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .params = {{"chunk", 16384, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"}},
+     .desc = "half the vector reduced along the chain of relative ranks "
+             "p-1..1 into the root, half along 1..p-1, both ways round the "
+             "cycle at once, pipelined in chunks (BG/L 3.1's two streams); "
+             "commutative",
+     .cost = ch4coll_cost_reduce_bidir_chain,
+     .ntags = ch4coll_ntags_reduce_bidir_chain},
     NATIVE_ROW(CH4COLL_REDUCE),
 
     {.name = "recursive_doubling",
