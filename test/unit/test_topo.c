@@ -83,7 +83,7 @@ END_TEST
 START_TEST(test_topo_rd)
 {
     int seen[130];
-    int p, x;
+    int p, x, back;
 
     for (p = 1; p <= 130; p++) {
         int p2 = ch4coll_pow2_floor(p), r = p - p2, mapped = 0;
@@ -109,6 +109,12 @@ START_TEST(test_topo_rd)
         for (x = 0; x < p; x++)
             ck_assert_int_eq(ch4coll_abs(ch4coll_rel(x, p / 2, p), p / 2, p),
                              x);
+        /* the way back: x steps down from 0, wrapping */
+        for (x = 0, back = 0; x < p; x++, back = back == 0 ? p - 1 : back - 1) {
+            ck_assert_int_eq(ch4coll_rel_back(x, p), back);
+            ck_assert_int_eq(ch4coll_rel_back(ch4coll_rel_back(x, p), p), x);
+        }
+        ck_assert_int_eq(ch4coll_bidir_chains(p), p > 2 ? 2 : 1);
     }
 }
 END_TEST

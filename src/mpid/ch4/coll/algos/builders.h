@@ -16,9 +16,9 @@
 
 #include "algo.h"
 
-/* Elements of rank i's block of a block collective (allgather(v),
- * reduce_scatter(_block)): counts[i], or the common count when the call
- * has no counts array. */
+/* Rank i's block of a block collective (allgather(v): bytes;
+ * reduce_scatter(_block): elements): counts[i], or the common count when
+ * the call has no counts array. */
 static inline size_t ch4coll_blk_count(const ch4coll_args_t *a, int i)
 {
     return a->counts ? a->counts[i] : a->count;

@@ -49,8 +49,9 @@
  * SimGrid (torus, p = 61, 8 MiB) 4 slots took 3230 us with 64 KiB chunks
  * and 3446 with 32 KiB, 16 slots 2820 and 2657; unchanged at p = 16 on
  * all three platforms.
- * Scratch: W chunks at every rank but the first.  Restrictions: none (any
- * p, root, op, count; MPI_IN_PLACE at the root).
+ * Scratch: W chunks at every rank but the first and a root at the end
+ * that is not in place.  Restrictions: none (any p, root, op, count;
+ * MPI_IN_PLACE at the root).
  *
  * Worked example, p = 5, root 2, a commutative op, 3 chunks: the chain is
  * 3 -> 4 -> 0 -> 1 -> 2 (positions 4..0 hold ranks 1, 0, 4, 3, 2).  Rank 1
@@ -66,18 +67,18 @@
  * vector (ceil(n/2) elements) is reduced along the chain above, relative
  * ranks p-1, p-2, ..., 1 into the root; the second along 1, 2, ..., p-1
  * into the root (position v of that chain is relative rank p - v), each on
- * tags of its own with its own W slots.  Every rank receives, folds and
- * sends half the vector each way: the chain's bytes and folds, over both
- * of its ring links at once where consecutive ranks are network
- * neighbours.  p = 2: one chain.  Parameter: chunk (default 16384, the
- * best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24,
+ * tags of its own with its own W slots.  Every middle rank of both
+ * chains receives, folds and sends half the vector each way: the chain's
+ * bytes and folds, over both of its ring links at once where consecutive
+ * ranks are network neighbours.  p = 2: one chain.  Parameter: chunk (default
+ * 16384, the best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24,
  * 2-8 MiB, but for the torus at p = 24, 8192).
  * Cost on one port and one CPU: the chain's, with K the chunks of both
  * halves, T = (p - 2 + K) t.  Scratch: W chunks of each half's chain at
- * every rank but a chain's first.  Restrictions: commutative ops; any p,
- * root, count; MPI_IN_PLACE at the root.
- * Worked example, p = 5, root 2, 4 elements, one element a chunk: relative
- * ranks 0..4 are ranks 2, 3, 4, 0, 1.  Elements 0-1 flow 1 -> 0 -> 4 -> 3
+ * every rank but that chain's first and a root not in place.  Restrictions:
+ * commutative ops; any p, root, count; MPI_IN_PLACE at the root. Worked
+ * example, p = 5, root 2, 4 elements, one element a chunk: relative ranks 0..4
+ * are ranks 2, 3, 4, 0, 1.  Elements 0-1 flow 1 -> 0 -> 4 -> 3
  * -> 2 (relative 4, 3, 2, 1, 0), elements 2-3 flow 3 -> 4 -> 0 -> 1 -> 2;
  * rank 0 folds its element 0 into what comes from 1 and its element 2
  * into what comes from 4, and the root folds its own into both.
@@ -122,7 +123,7 @@ static size_t ch_nchunks(size_t n, size_t bytes, int64_t chunk)
 /* Relative rank of position v (v itself, or p - v on the way back). */
 static int ch_rel(const ch_t *c, int v)
 {
-    return c->dir > 0 ? v : (c->a->size - v) % c->a->size;
+    return c->dir > 0 ? v : ch4coll_rel_back(v, c->a->size);
 }
 
 static int ch_rank(const ch_t *c, int v)
@@ -169,6 +170,15 @@ static size_t ch_chunk(const ch_t *c, size_t k, size_t *len)
 static ch4coll_ref_t ch_buf(const ch_t *c, int buf, size_t off)
 {
     return ch4coll_ref(buf, ch4coll_eoff(c->a, off));
+}
+
+/* Whether this rank folds into scratch slots: every rank that receives,
+ * but the root at the chain's end when not in place (it receives straight
+ * into its receive buffer, ch_step). */
+static int ch_slots(const ch_t *c)
+{
+    return c->up >= 0 && c->K > 0 &&
+           !(c->down < 0 && c->a->rank == c->a->root && !c->a->inplace);
 }
 
 /* This rank's own data: the send buffer, or in place the receive buffer. */
@@ -220,8 +230,9 @@ static int ch_step(ch_t *c, size_t k)
                                                ch_buf(c, CH4COLL_BUF_RECV, off),
                                                len, 1, &c->last_fold);
     /* rank 0 of an ordered chain whose root is elsewhere: the last hop */
-    return c->sent[w] = ch4coll_sched_send(c->s, tmp, len, c->a->root, c->W + w,
-                                           1, &c->last_fold);
+    return c->sent[w] =
+               ch4coll_sched_send(c->s, tmp, len, c->a->root,
+                                  c->tag0 + c->W + w, 1, &c->last_fold);
 }
 
 /* No data, or one rank: its own vector is the result. */
@@ -252,7 +263,7 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
     ch_open(&c, s, a, 0, a->count, 1, 0, params[0]);
-    if (c.up >= 0)
+    if (ch_slots(&c))
         c.slot = ch4coll_sched_scratch(s, (size_t) c.W *
                                               ch4coll_seg_len(c.n, c.K, 0));
     /* a root inside an ordered chain: its own chunks feed the chain before
@@ -294,18 +305,12 @@ double ch4coll_cost_reduce_chain(const ch4coll_args_t *a, const int64_t *params,
 
 /* ====================================================== reduce bidir_chain */
 
-/* Chains of bidir_chain: two from p = 3 on, one at p = 2. */
-static int bd_chains(int p)
-{
-    return p > 2 ? 2 : 1;
-}
-
 /* Chain j's chunks on tags j CH_SLOTS + [0, W). */
 int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *a,
                                      const int64_t *params)
 {
     (void) params;
-    return bd_chains(a->size) * CH_SLOTS;
+    return ch4coll_bidir_chains(a->size) * CH_SLOTS;
 }
 
 int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -313,9 +318,11 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     ch_t c[2];
     size_t k, kmax = 0;
-    int nc = bd_chains(a->size), j;
+    int nc = ch4coll_bidir_chains(a->size), j;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_bidir_chain(a, params));
+    if (!a->commutative) /* the registry allows commutative ops only */
+        return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
     for (j = 0; j < nc; j++) {
@@ -324,7 +331,7 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
                 j == 0 ? 1 : -1, j * CH_SLOTS, params[0]);
         if (c[j].K > kmax)
             kmax = c[j].K;
-        if (c[j].up >= 0 && c[j].K > 0)
+        if (ch_slots(&c[j]))
             c[j].slot = ch4coll_sched_scratch(
                 s, (size_t) c[j].W * ch4coll_seg_len(c[j].n, c[j].K, 0));
     }
@@ -342,7 +349,7 @@ double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
 {
-    size_t nc = (size_t) bd_chains(a->size), K = 0, j, n;
+    size_t nc = (size_t) ch4coll_bidir_chains(a->size), K = 0, j, n;
     double c = 0, t;
 
     if (a->count == 0 || a->size == 1)

@@ -45,10 +45,11 @@
  * vr = (rank - root) mod p: the first half of the message goes down the
  * chain vr = 1, 2, ..., p-1, the second down p-1, p-2, ..., 1, each
  * pipelined in chunks as the chain above (bc_step, inflight sends per
- * child).  Every rank but the root receives n/2 bytes from each
- * neighbour and sends n/2 to each: the same bytes per rank as the chain,
- * over both of its ring links at once where consecutive ranks are network
- * neighbours (a torus row: each link carries half the chain's bytes).
+ * child).  Every rank but the root and relative ranks 1 and p-1 (each the
+ * last of one chain) receives n/2 bytes from each neighbour and sends n/2
+ * to each: the chain's bytes per rank, over both of its ring links at
+ * once where consecutive ranks are network neighbours (a torus row: each
+ * link carries half the chain's bytes).
  * p = 2: one chain.  Parameters: chunk (default 16384) and inflight
  * (default 4), as above: the best pair on SimGrid's three platforms at
  * p = 16 and 24, 2-8 MiB, but for the torus at p = 24 (8192 and 16).
@@ -141,8 +142,8 @@
 /* ================================================================ bcast */
 
 #define BC_MAX_CHUNKS ((size_t) 1 << 20)
-/* Receives posted ahead per stream, and the most sends in flight per
- * child and stream (parameter inflight, see bc_step). */
+/* Receives posted ahead per stream; also the most chunks in flight per
+ * child (parameter inflight, whose registry maximum is this). */
 #define BC_WINDOW 16
 
 /* One stream at this rank: its part of the message, its tree edges. */
@@ -207,6 +208,26 @@ static size_t bc_chunk(size_t len, size_t k, size_t c, size_t *clen)
     return c * q + (c < rem ? c : rem);
 }
 
+/* Chunks of n bytes cut into s parts, over all parts, and the largest. */
+static size_t bc_all_chunks(size_t n, int s, int64_t chunk, size_t *cmax)
+{
+    size_t all = 0, off, len, k, clen;
+    int j;
+
+    *cmax = 0;
+    for (j = 0; j < s; j++) {
+        bc_part(n, s, j, &off, &len);
+        k = bc_nchunks(len, chunk);
+        if (k == 0)
+            continue;
+        all += k;
+        bc_chunk(len, k, 0, &clen); /* chunk 0 is the largest */
+        if (clen > *cmax)
+            *cmax = clen;
+    }
+    return all;
+}
+
 /* The neighbour of coordinates x with x[dim] replaced by v, absolute. */
 static int bc_rank_at(const int *x, int s, const int *dims, int dim, int v,
                       int root, int p)
@@ -247,6 +268,21 @@ static void bc_tree(bc_stream_t *st, int j, int vr, int s, const int *dims,
     }
 }
 
+/* Edges of stream st on a chain: position q's neighbours q - 1 and q + 1,
+ * the way round the cycle of relative ranks that back says (0: 0, 1, ...,
+ * p-1; 1: 0, p-1, ..., 1). */
+static void bc_chain(bc_stream_t *st, int q, int back, int root, int p)
+{
+    st->parent = -1;
+    st->nkids = 0;
+    if (q > 0)
+        st->parent =
+            ch4coll_abs(back ? ch4coll_rel_back(q - 1, p) : q - 1, root, p);
+    if (q + 1 < p)
+        st->kids[st->nkids++] =
+            ch4coll_abs(back ? ch4coll_rel_back(q + 1, p) : q + 1, root, p);
+}
+
 static void bc_plan(bc_plan_t *pl, const ch4coll_args_t *a,
                     const int64_t *params)
 {
@@ -257,14 +293,10 @@ static void bc_plan(bc_plan_t *pl, const ch4coll_args_t *a,
         bc_stream_t *st = &pl->st[j];
         bc_part(a->count, pl->s, j, &st->off, &st->len);
         st->k = bc_nchunks(st->len, params[0]);
-        if (pl->s == 1) { /* the chain */
-            st->parent = vr > 0 ? ch4coll_abs(vr - 1, a->root, p) : -1;
-            st->nkids = 0;
-            if (vr + 1 < p)
-                st->kids[st->nkids++] = ch4coll_abs(vr + 1, a->root, p);
-        } else {
+        if (pl->s == 1) /* the chain */
+            bc_chain(st, vr, 0, a->root, p);
+        else
             bc_tree(st, j, vr, pl->s, pl->dims, a->root, p);
-        }
     }
 }
 
@@ -326,6 +358,7 @@ static void bc_run(ch4coll_sched_t *s, const bc_plan_t *pl, size_t inflight)
     size_t c, kmax = 0;
     int j, i, k;
 
+    inflight = inflight < 1 ? 1 : inflight > BC_WINDOW ? BC_WINDOW : inflight;
     for (j = 0; j < pl->s; j++) {
         for (k = 0; k < BC_WINDOW; k++) {
             w[j].got[k] = -1;
@@ -357,35 +390,18 @@ int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ====================================================== bcast bidir_chain */
 
-/* Chains of bidir_chain: two from p = 3 on, one at p = 2. */
-static int bd_chains(int p)
-{
-    return p > 2 ? 2 : 1;
-}
-
-/* Rank at position q of chain j: relative rank q (j = 0) or p - q (j = 1,
- * the way back round the cycle), q = 0 the root. */
-static int bd_at(int j, int q, int root, int p)
-{
-    return ch4coll_abs(j == 0 ? q : (p - q) % p, root, p);
-}
-
+/* Chain 0 runs relative ranks 0, 1, ..., p-1, chain 1 the way back. */
 static void bd_plan(bc_plan_t *pl, const ch4coll_args_t *a, int64_t chunk)
 {
     int p = a->size, vr = ch4coll_rel(a->rank, a->root, p), j;
 
-    pl->s = bd_chains(p);
+    pl->s = ch4coll_bidir_chains(p);
     for (j = 0; j < pl->s; j++) {
         bc_stream_t *st = &pl->st[j];
-        int q = j == 0 ? vr : (p - vr) % p; /* my position on chain j */
 
-        pl->dims[j] = p;
         bc_part(a->count, pl->s, j, &st->off, &st->len);
         st->k = bc_nchunks(st->len, chunk);
-        st->parent = q > 0 ? bd_at(j, q - 1, a->root, p) : -1;
-        st->nkids = 0;
-        if (q + 1 < p)
-            st->kids[st->nkids++] = bd_at(j, q + 1, a->root, p);
+        bc_chain(st, j ? ch4coll_rel_back(vr, p) : vr, j, a->root, p);
     }
 }
 
@@ -394,7 +410,7 @@ int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *a,
                                     const int64_t *params)
 {
     (void) params;
-    return bd_chains(a->size) * BC_WINDOW;
+    return ch4coll_bidir_chains(a->size) * BC_WINDOW;
 }
 
 int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -411,24 +427,17 @@ int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
 }
 
 /* One port: the root sends all K chunks (K alpha + n beta), then the last
- * chunk of the longer chain has p - 2 hops to go. */
+ * chunk of the larger half has p - 2 hops to go. */
 double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *a,
                                       const int64_t *params,
                                       const ch4coll_model_t *m)
 {
-    int p = a->size, s = bd_chains(p), j;
-    size_t n = a->count, k = 0, off, len, clen, cmax = 0;
+    int p = a->size;
+    size_t n = a->count, k, cmax;
 
     if (n == 0 || p == 1)
         return 0.0;
-    for (j = 0; j < s; j++) {
-        bc_part(n, s, j, &off, &len);
-        if (len == 0)
-            continue;
-        k += bc_nchunks(len, params[0]);
-        bc_chunk(len, bc_nchunks(len, params[0]), 0, &clen);
-        cmax = clen > cmax ? clen : cmax;
-    }
+    k = bc_all_chunks(n, ch4coll_bidir_chains(p), params[0], &cmax);
     return (double) k * m->alpha + (double) n * m->beta +
            (double) (p - 2) * (m->alpha + (double) cmax * m->beta);
 }
@@ -437,23 +446,13 @@ double ch4coll_cost_bcast_line(const ch4coll_args_t *a, const int64_t *params,
                                const ch4coll_model_t *m)
 {
     int dims[CH4COLL_MESH_MAXD], p = a->size, s, j, depth = 0;
-    size_t n = a->count, nchunks = 0, cmax = 0;
+    size_t n = a->count, nchunks, cmax;
     double t;
 
     if (n == 0 || p == 1)
         return 0.0;
     s = bc_mesh(p, params[1], dims);
-    for (j = 0; j < s; j++) {
-        size_t off, len, k, clen;
-        bc_part(n, s, j, &off, &len);
-        k = bc_nchunks(len, params[0]);
-        if (k == 0)
-            continue;
-        nchunks += k;
-        bc_chunk(len, k, 0, &clen); /* chunk 0 is the largest */
-        if (clen > cmax)
-            cmax = clen;
-    }
+    nchunks = bc_all_chunks(n, s, params[0], &cmax);
     for (j = 0; j < s; j++)
         depth += dims[j] - 1;
     t = m->alpha + (double) cmax * m->beta;

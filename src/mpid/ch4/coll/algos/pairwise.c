@@ -57,7 +57,7 @@
 
 static size_t blk_off(const ch4coll_args_t *a, int i)
 {
-    return ch4coll_eoff(a, a->displs ? a->displs[i] : (size_t) i * a->count);
+    return ch4coll_eoff(a, ch4coll_blk_displ(a, i));
 }
 
 /* Shared body of reduce_scatter and reduce_scatter_block. */

@@ -22,6 +22,20 @@ static inline int ch4coll_abs(int vrank, int root, int p)
     return (vrank + root) % p;
 }
 
+/* The cycle of relative ranks the other way round: position q (0 .. p-1)
+ * of 0, p-1, p-2, ..., 1 is relative rank (p - q) mod p (its own inverse). */
+static inline int ch4coll_rel_back(int q, int p)
+{
+    return (p - q) % p;
+}
+
+/* Chains of a pipeline run both ways round that cycle (bidir_chain): two
+ * from p = 3 on, one at p = 2, where both ways reach the same rank. */
+static inline int ch4coll_bidir_chains(int p)
+{
+    return p > 2 ? 2 : 1;
+}
+
 /* Balanced segments: n items cut into parts >= 1 segments whose sizes
  * differ by at most one, the first n mod parts of them one larger.
  * Segment j starts at ch4coll_seg_off(n, parts, j); j = parts gives n. */
