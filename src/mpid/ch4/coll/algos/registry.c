@@ -109,6 +109,14 @@ int ch4coll_coll_from_name(const char *name)
              "sends of a phase in flight at once (0: all)"},                   \
     }
 
+/* neighbor_exchange: a limit on the sends in flight (ring.c). */
+#define NE_INFLIGHT                                                            \
+    {                                                                          \
+        {"inflight", 0, 0, 16,                                                 \
+         "sends in flight at once per rank (0: each as soon as its data is "   \
+         "here)"},                                                             \
+    }
+
 #define SMP_WHOLE                                                              \
     {                                                                          \
         {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
@@ -443,6 +451,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_neighbor_exchange,
      .restrictions = CH4COLL_F_NODES,
+     .params = NE_INFLIGHT,
      .desc = "pairs of ring neighbours swap blocks, then floor(p/2) - 1 steps "
              "alternately across and inside the pairs, two blocks each (Chen "
              "et al.); odd p: the last group is a triple",
@@ -523,6 +532,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_neighbor_exchange,
      .restrictions = CH4COLL_F_NODES,
+     .params = NE_INFLIGHT,
      .desc = "pairs of ring neighbours swap blocks, then floor(p/2) - 1 steps "
              "alternately across and inside the pairs; irregular counts, "
              "empty blocks skipped",
