@@ -348,7 +348,8 @@ static void ne_send(ne_t *n, ch4coll_ref_t at, size_t len, int peer, int tag,
 
     if (dep >= 0)
         d[nd++] = dep;
-    if (n->inflight > 0 && n->nsent >= n->inflight)
+    if (n->inflight > 0 && n->nsent >= n->inflight &&
+        n->sent[n->nsent % n->inflight] >= 0) /* < 0: a build error */
         d[nd++] = n->sent[n->nsent % n->inflight];
     v = ch4coll_sched_send(n->s, at, len, peer, tag, nd, d);
     if (n->inflight > 0)
