@@ -24,6 +24,12 @@
  *   - A commutative-only winner is followed by the best algorithm that is
  *     not, so non-commutative calls stay in the same range (first match
  *     with fall-through, doc/json_tuning.md).
+ * With a reference (--reference COL: a time to beat per cell, e.g. the
+ * fastest algorithm of another library), an algorithm slower than it pays
+ * REF_WEIGHT times its excess ratio on top of its time / best wherever
+ * algorithms are ranked (a range's choice and the compromise), so that
+ * between choices close to the best, the one that also beats the
+ * reference is kept.
  * The collectives without measurements keep the base tree's branches
  * (--base, default the installed default.json), so the file is complete.
  *
@@ -79,6 +85,7 @@ typedef struct {
     int nwhere;
     char *where_col[MAX_WHERE], *where_val[MAX_WHERE];
     const char *group_col; /* --group */
+    const char *ref_col;   /* --reference */
     int nhold;             /* --hold-out */
     char *hold_col[MAX_WHERE], *hold_val[MAX_WHERE];
     int hierarchy;       /* --hierarchy */
@@ -97,6 +104,7 @@ typedef struct {
     long long b; /* bytes per rank */
     int alg;     /* index into the collective's algs[] */
     double t;    /* seconds */
+    double ref;  /* --reference: the cell's time to beat, 0 if none */
     int group;   /* index into groups[] (--group), else 0 */
     int held;    /* --hold-out: checked only */
 } row_t;
@@ -121,6 +129,7 @@ typedef struct {
     int group;
     double t[MAX_ALGS]; /* 0: not measured */
     double best;
+    double ref; /* the smallest reference of the cell's rows, 0: none */
     uint64_t good;
 } cell_t;
 
@@ -253,7 +262,7 @@ static int column(char **h, int n, const char *const *names)
 }
 
 typedef struct {
-    int coll, p, ppn, bytes, alg, sec, us, group;
+    int coll, p, ppn, bytes, alg, sec, us, group, ref;
     int where[MAX_WHERE], hold[MAX_WHERE], ppn_of[MAX_WHERE];
 } cols_t;
 
@@ -309,6 +318,14 @@ static void header(char **h, int n, const opts_t *o, const char *path,
         c->ppn_of[i] = column(h, n, names);
         if (c->ppn_of[i] < 0)
             die("--ppn-of: no column '%s' in the input", o->ppn_col[i]);
+    }
+    c->ref = -1;
+    if (o->ref_col) {
+        const char *names[] = {o->ref_col, NULL};
+
+        c->ref = column(h, n, names);
+        if (c->ref < 0)
+            die("--reference: no column '%s' in the input", o->ref_col);
     }
     c->group = -1;
     if (o->group_col) {
@@ -412,6 +429,11 @@ static long read_csv(const char *path, const opts_t *o)
         r.b = (long long) b;
         r.alg = alg_index(&colls[ci], fl[c.alg]);
         r.t = t;
+        /* an empty or unparsable reference: the cell has none */
+        r.ref = 0;
+        if (c.ref >= 0 && c.ref < n && parse_num(fl[c.ref], &r.ref) &&
+            r.ref < 0)
+            r.ref = 0;
         /* group 0 is the unnamed one of input without --group */
         r.group = c.group >= 0 ? group_index(fl[c.group]) : 0;
         r.held = 0;
@@ -494,7 +516,22 @@ static int sizes_of(const plane_t *pl, long p_lo, long p_hi, long long *out)
  * of the size before, which may differ between platforms). */
 #define MISSED 1e12
 
-/* Summed time / best of alg over the cells of p in [p_lo, p_hi] and b in
+/* What a slower time than the reference costs per unit of excess ratio
+ * (--reference), on top of time / best: an algorithm 1.10x the reference
+ * pays 0.4 more, as much as one 1.4x the best. */
+#define REF_WEIGHT 4.0
+
+/* One cell's cost of time t: t / best, plus the reference's penalty. */
+static double cell_cost(const cell_t *c, double t)
+{
+    double x = t / c->best;
+
+    if (c->ref > 0 && t > c->ref)
+        x += REF_WEIGHT * (t / c->ref - 1);
+    return x;
+}
+
+/* Summed cell_cost of alg over the cells of p in [p_lo, p_hi] and b in
  * [b_lo, b_hi], plus MISSED per cell without its time; HUGE_VAL if it
  * has a time in none of them. */
 static double cost(const plane_t *pl, long p_lo, long p_hi, long long b_lo,
@@ -513,7 +550,7 @@ static double cost(const plane_t *pl, long p_lo, long p_hi, long long b_lo,
             continue;
         }
         timed = 1;
-        s += c->t[alg] / c->best;
+        s += cell_cost(c, c->t[alg]);
     }
     return timed ? s : HUGE_VAL;
 }
@@ -853,9 +890,9 @@ static void usage(FILE *f)
         "usage: ch4coll-tune [-o FILE | --evaluate TREE] [--base FILE]\n"
         "                    [--tolerance PCT]"
         " [--where COL=VALUE]... [--map PREFIX]\n"
-        "                    [--group COL] [--ppn-of COL=VALUE:K]... "
-        "[--hierarchy]\n"
-        "                    [--hold-out COL=VALUE]...\n"
+        "                    [--group COL] [--reference COL] "
+        "[--ppn-of COL=VALUE:K]...\n"
+        "                    [--hierarchy] [--hold-out COL=VALUE]...\n"
         "                    [--quiet] CSV...\n"
         "Write a tuning file (JSON selection tree) from measured times.\n\n"
         "  CSV               files with a header naming the columns "
@@ -898,6 +935,13 @@ static void usage(FILE *f)
         "                    with the smallest summed time / best); the "
         "summary\n"
         "                    gives the regret per platform\n"
+        "  --reference COL   a time to beat per row's cell, in seconds (e.g. "
+        "the\n"
+        "                    fastest algorithm of another library): where "
+        "algorithms\n"
+        "                    are ranked, one slower than it pays 4x its "
+        "excess ratio\n"
+        "                    on top of its time / best (empty: none)\n"
         "  --ppn-of COL=VALUE:K\n"
         "                    the rows whose column COL is VALUE have K ranks "
         "per\n"
@@ -947,6 +991,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"ppn", required_argument, NULL, 'P'},
         {"algorithm-column", required_argument, NULL, 'A'},
         {"group", required_argument, NULL, 'G'},
+        {"reference", required_argument, NULL, 'R'},
         {"ppn-of", required_argument, NULL, 'K'},
         {"hierarchy", no_argument, NULL, 'Y'},
         {"comment", required_argument, NULL, 'C'},
@@ -997,6 +1042,9 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'G':
             o->group_col = optarg;
+            break;
+        case 'R':
+            o->ref_col = optarg;
             break;
         case 'Y':
             o->hierarchy = 1;
@@ -1080,6 +1128,8 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
             c = &P->c[P->n - 1];
             if (c->t[r->alg] == 0 || r->t < c->t[r->alg])
                 c->t[r->alg] = r->t;
+            if (r->ref > 0 && (c->ref == 0 || r->ref < c->ref))
+                c->ref = r->ref;
         }
         for (i = 0; i < P->n; i++) {
             cell_t *c = &P->c[i];
