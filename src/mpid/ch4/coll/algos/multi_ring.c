@@ -139,19 +139,26 @@ static int mr_recv(const mr_t *m, int r, int from, int tag)
 }
 
 /* Round t of lane l at this rank: receive lane l's block of node j - t - 1
- * (t = -1: none, the own block), send it on along the ring first (the
- * critical path; it is round t + 1's send), then to the node's other
- * ranks. */
-static void mr_lane_round(const mr_t *m, int l, int t)
+ * (t >= 0; t = -1: none, the own block); -1 if none. */
+static int mr_ring_recv(const mr_t *m, int l, int t)
+{
+    int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l);
+
+    if (b < 0 || t < 0)
+        return -1;
+    return mr_recv(
+        m, b, ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, -1), l),
+        mr_ring_tag(m, t, l));
+}
+
+/* Round t of lane l at this rank, once its receive got is in: the block
+ * on along the ring first (the critical path; it is round t + 1's send),
+ * then to the node's other ranks. */
+static void mr_lane_sends(const mr_t *m, int l, int t, int got)
 {
     int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l),
-        got = -1, d[1];
+        d[1];
 
-    if (b >= 0 && t >= 0)
-        got = mr_recv(
-            m, b,
-            ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, -1), l),
-            mr_ring_tag(m, t, l));
     if (b < 0)
         return;
     if (t + 1 < m->g.nodes - 1)
@@ -180,16 +187,28 @@ static void mr_node_recvs(const mr_t *m, int t)
     }
 }
 
-/* Round by round (t = -1: the own blocks): the receives from the node's
- * other ranks, then every lane this rank serves. */
+/* Every receive first, round by round (t = -1: the own blocks): those
+ * from the node's other ranks and those of every lane this rank serves;
+ * then the sends.  The receives have no dependencies, so they are posted
+ * before any send leaves: a large message (rendezvous) starts only once
+ * its receive is posted, and built round by round, the next round's ring
+ * receive waited behind the q - 1 sends of the own block inside the node
+ * (SimGrid's smp platform, p = 16, 32 KiB: 15.94 us against 15.31 for
+ * SMPI's loosely_lr, 7 Isend overheads late). */
 static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     mr_t m;
-    int rc = mr_open(&m, s, a), l, t, q;
+    int rc = mr_open(&m, s, a), l, t, q, *got;
     size_t own = ch4coll_blk_count(a, a->rank);
 
     if (rc != CH4COLL_OK)
         return rc;
+    /* builder-time memory belongs to the builder */
+    got = ch4coll_malloc((size_t) m.g.nodes * (size_t) m.g.lanes * sizeof *got);
+    if (!got) {
+        ch4coll_lanes_close(&m.g);
+        return CH4COLL_ERR_NOMEM;
+    }
     ch4coll_sched_set_ntags(s, (2 * m.g.nodes - 1) * m.g.lanes);
     if (!a->inplace && own > 0)
         ch4coll_sched_copy(
@@ -201,8 +220,12 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
     for (t = -1; t < m.g.nodes - 1; t++) {
         mr_node_recvs(&m, t);
         for (l = m.g.idx; l < m.g.lanes; l += q)
-            mr_lane_round(&m, l, t);
+            got[(t + 1) * m.g.lanes + l] = mr_ring_recv(&m, l, t);
     }
+    for (t = -1; t < m.g.nodes - 1; t++)
+        for (l = m.g.idx; l < m.g.lanes; l += q)
+            mr_lane_sends(&m, l, t, got[(t + 1) * m.g.lanes + l]);
+    ch4coll_free(got);
     ch4coll_lanes_close(&m.g);
     return CH4COLL_OK;
 }
