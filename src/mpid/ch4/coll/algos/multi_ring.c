@@ -193,8 +193,7 @@ static void mr_node_recvs(const mr_t *m, int t)
  * before any send leaves: a large message (rendezvous) starts only once
  * its receive is posted, and built round by round, the next round's ring
  * receive waited behind the q - 1 sends of the own block inside the node
- * (SimGrid's smp platform, p = 16, 32 KiB: 15.94 us against 15.31 for
- * SMPI's loosely_lr, 7 Isend overheads late). */
+ * (q - 1 send overheads late: doc/performance.md, spot measurements). */
 static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     mr_t m;
