@@ -92,7 +92,7 @@ int ch4coll_coll_from_name(const char *name)
 /* the multi-leader lanes, pipelined in at most 16 pieces (SimGrid smp,
  * p = 16..61: 256 KiB pieces within 5 % of the best of one piece and 64
  * KiB..2 MiB pieces in 30 of 36 cells; 1.08-1.18 at 512 KiB, where 128
- * KiB pieces win, doc/performance.md) */
+ * KiB pieces win, doc/performance-log.md) */
 #define ML_CHUNK                                                               \
     {                                                                          \
         {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
