@@ -952,8 +952,9 @@ static void usage(FILE *f)
         "other\n"
         "                    communicator (one node, one rank per node), as "
         "the\n"
-        "                    default tree; without it comm_avg_ppn<=K "
-        "branches\n"
+        "                    default tree (without ppn 1 rows, the base "
+        "tree's);\n"
+        "                    without it comm_avg_ppn<=K branches\n"
         "  --comment TEXT    the file's top-level \"comment\": how it was "
         "made\n"
         "  --hold-out COL=VALUE\n"
@@ -1152,7 +1153,7 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
  * node plane after it for every other communicator (one rank per node,
  * one node). */
 static json_object *coll_tree(int ci, const plane_t *pl, int np, int hierarchy,
-                              int *ranges)
+                              json_object *base, int *ranges)
 {
     coll_t *c = &colls[ci];
     json_object *top = json_object_new_object(), *in = top;
@@ -1161,9 +1162,13 @@ static json_object *coll_tree(int ci, const plane_t *pl, int np, int hierarchy,
 
     for (k = 0; k < c->nalgs; k++)
         catalog_has(c->name, c->algs[k], &comm_only[k]);
-    if (hierarchy && pl[0].ppn == 1 && np > 1) {
-        flat = 0; /* planes are sorted by ppn */
-        nin = np - 1;
+    if (hierarchy && (pl[0].ppn > 1 || np > 1)) {
+        /* planes are sorted by ppn: the flat one first, if any; without
+         * it (one platform of several ranks per host) the planes still go
+         * under the parent key, so that a communicator of one rank per
+         * node (a composition's leaders) keeps the base tree's choices */
+        flat = pl[0].ppn == 1 ? 0 : -1;
+        nin = np - (flat + 1);
         in = json_object_new_object();
         json_object_object_add(top, "comm_hierarchy=parent", in);
     }
@@ -1182,6 +1187,15 @@ static json_object *coll_tree(int ci, const plane_t *pl, int np, int hierarchy,
     }
     if (flat == 0)
         merge_into(top, plane_tree(&pl[0], c, comm_only, ranges));
+    else if (in != top && base) {
+        /* no flat plane: the base tree's branches for everything else
+         * (its own parent branch is what the learned planes replace) */
+        json_object_object_del(base, "comm_hierarchy=parent");
+        merge_into(top, base);
+        base = NULL;
+    }
+    if (base)
+        json_object_put(base);
     return top;
 }
 
@@ -1275,10 +1289,15 @@ static void write_tree(const opts_t *o, plane_t (*planes)[16],
         char key[64];
         int ranges = 0;
 
+        json_object *base = NULL, *copy = NULL;
+
         snprintf(key, sizeof key, "collective=%.40s", colls[ci].name);
-        json_object_object_add(
-            root, key,
-            coll_tree(ci, planes[ci], nplanes[ci], o->hierarchy, &ranges));
+        if (json_object_object_get_ex(root, key, &base) &&
+            json_object_deep_copy(base, &copy, NULL) != 0)
+            die("%s", "out of memory");
+        json_object_object_add(root, key,
+                               coll_tree(ci, planes[ci], nplanes[ci],
+                                         o->hierarchy, copy, &ranges));
         if (!o->quiet)
             fprintf(stderr,
                     "ch4coll-tune: %-22s %2d algorithm(s) measured, %d "
