@@ -261,6 +261,25 @@ static int column(char **h, int n, const char *const *names)
     return -1;
 }
 
+/* The column an option names (opt: the option, for the error); -1 for
+ * no name. */
+static int named_column(char **h, int n, const char *opt, const char *name)
+{
+    const char *names[] = {name, NULL};
+    char msg[160];
+    int c;
+
+    if (!name)
+        return -1;
+    c = column(h, n, names);
+    if (c < 0) {
+        snprintf(msg, sizeof msg, "%s: no column '%.100s' in the input", opt,
+                 name);
+        die("%s", msg);
+    }
+    return c;
+}
+
 typedef struct {
     int coll, p, ppn, bytes, alg, sec, us, group, ref;
     int where[MAX_WHERE], hold[MAX_WHERE], ppn_of[MAX_WHERE];
@@ -282,15 +301,8 @@ static void header(char **h, int n, const opts_t *o, const char *path,
     c->p = column(h, n, p);
     c->ppn = column(h, n, ppn);
     c->bytes = column(h, n, bytes);
-    if (o->algo_col) {
-        const char *names[] = {o->algo_col, NULL};
-
-        c->alg = column(h, n, names);
-        if (c->alg < 0)
-            die("--algorithm-column: no column '%s' in the input", o->algo_col);
-    } else {
-        c->alg = column(h, n, alg);
-    }
+    c->alg = o->algo_col ? named_column(h, n, "--algorithm-column", o->algo_col)
+                         : column(h, n, alg);
     c->sec = column(h, n, sec);
     c->us = column(h, n, us);
     if (c->coll < 0 || c->p < 0 || c->bytes < 0 || c->alg < 0 ||
@@ -298,43 +310,14 @@ static void header(char **h, int n, const opts_t *o, const char *path,
         die("%s: the header needs the columns collective, p, bytes, "
             "algorithm and seconds (or us)",
             path);
-    for (i = 0; i < o->nwhere; i++) {
-        const char *names[] = {o->where_col[i], NULL};
-
-        c->where[i] = column(h, n, names);
-        if (c->where[i] < 0)
-            die("--where: no column '%s' in the input", o->where_col[i]);
-    }
-    for (i = 0; i < o->nhold; i++) {
-        const char *names[] = {o->hold_col[i], NULL};
-
-        c->hold[i] = column(h, n, names);
-        if (c->hold[i] < 0)
-            die("--hold-out: no column '%s' in the input", o->hold_col[i]);
-    }
-    for (i = 0; i < o->nppn_of; i++) {
-        const char *names[] = {o->ppn_col[i], NULL};
-
-        c->ppn_of[i] = column(h, n, names);
-        if (c->ppn_of[i] < 0)
-            die("--ppn-of: no column '%s' in the input", o->ppn_col[i]);
-    }
-    c->ref = -1;
-    if (o->ref_col) {
-        const char *names[] = {o->ref_col, NULL};
-
-        c->ref = column(h, n, names);
-        if (c->ref < 0)
-            die("--reference: no column '%s' in the input", o->ref_col);
-    }
-    c->group = -1;
-    if (o->group_col) {
-        const char *names[] = {o->group_col, NULL};
-
-        c->group = column(h, n, names);
-        if (c->group < 0)
-            die("--group: no column '%s' in the input", o->group_col);
-    }
+    for (i = 0; i < o->nwhere; i++)
+        c->where[i] = named_column(h, n, "--where", o->where_col[i]);
+    for (i = 0; i < o->nhold; i++)
+        c->hold[i] = named_column(h, n, "--hold-out", o->hold_col[i]);
+    for (i = 0; i < o->nppn_of; i++)
+        c->ppn_of[i] = named_column(h, n, "--ppn-of", o->ppn_col[i]);
+    c->ref = named_column(h, n, "--reference", o->ref_col);
+    c->group = named_column(h, n, "--group", o->group_col);
 }
 
 /* The index of group value v, added if new. */
