@@ -325,6 +325,64 @@ START_TEST(test_topo_halving_ranges)
 }
 END_TEST
 
+/* Swing (blocks.h): partners are an involution of opposite parity at
+ * every step; the reachable sets, computed by brute force (R(l, e) = {l},
+ * R(l, s) = R(l, s+1) + R(partner(l, s), s+1)), are at every level s the
+ * aligned intervals of 2^(e-s) positions the positions give, and l's half
+ * at step s is the one holding l (P = 2^e <= 2^8; the hierarchy was checked
+ * to 2^12 while writing it). */
+START_TEST(test_topo_swing)
+{
+    static int pos[1 << 8], lab[1 << 8], nlab[1 << 8], inv[1 << 8];
+    static unsigned char in[1 << 8][1 << 8]; /* in[l][x]: x in R(l, s) */
+    int e, s, l, x;
+
+    ck_assert_int_eq(ch4coll_swing_rho(0), 1);
+    ck_assert_int_eq(ch4coll_swing_rho(1), -1);
+    ck_assert_int_eq(ch4coll_swing_rho(2), 3);
+    ck_assert_int_eq(ch4coll_swing_rho(3), -5);
+    ck_assert_int_eq(ch4coll_swing_rho(4), 11);
+    for (e = 0; e <= 8; e++) {
+        int P = 1 << e;
+        ch4coll_swing_positions(e, pos, lab, nlab);
+        memset(inv, -1, sizeof inv);
+        for (l = 0; l < P; l++) {
+            ck_assert(pos[l] >= 0 && pos[l] < P && inv[pos[l]] < 0);
+            inv[pos[l]] = l;
+        }
+        for (s = 0; s < e; s++)
+            for (l = 0; l < P; l++) {
+                int q = ch4coll_swing_partner(l, s, P);
+                ck_assert_int_ne(q % 2, l % 2);
+                ck_assert_int_eq(ch4coll_swing_partner(q, s, P), l);
+            }
+        /* R(l, s) by brute force, from s = e down; compared with the
+         * interval of l's position at every level */
+        memset(in, 0, sizeof in);
+        for (l = 0; l < P; l++)
+            in[l][l] = 1;
+        for (s = e; s >= 0; s--) {
+            if (s < e) {
+                static unsigned char nin[1 << 8][1 << 8];
+                for (l = 0; l < P; l++) {
+                    int q = ch4coll_swing_partner(l, s, P);
+                    for (x = 0; x < P; x++)
+                        nin[l][x] = in[l][x] | in[q][x];
+                }
+                memcpy(in, nin, sizeof in);
+            }
+            for (l = 0; l < P; l++) {
+                int lo = pos[l] >> (e - s) << (e - s);
+                for (x = 0; x < P; x++)
+                    ck_assert_msg(in[l][x] == (pos[x] >= lo &&
+                                               pos[x] < lo + (1 << (e - s))),
+                                  "e=%d s=%d l=%d x=%d", e, s, l, x);
+            }
+        }
+    }
+}
+END_TEST
+
 /* Balanced segments (topo.h) against their definition: for n = 0..300
  * items and 1..40 parts, segment j starts where segment j - 1 ends,
  * segment 0 at 0 and the end at n; the first n mod parts segments hold
@@ -416,6 +474,7 @@ static Suite *topo_suite(void)
     tcase_add_test(tc, test_topo_node_order_rooted);
     tcase_add_test(tc, test_topo_blocks_delta);
     tcase_add_test(tc, test_topo_halving_ranges);
+    tcase_add_test(tc, test_topo_swing);
     tcase_add_test(tc, test_seg_balanced);
     tcase_add_test(tc, test_node_ring_order);
     suite_add_tcase(s, tc);

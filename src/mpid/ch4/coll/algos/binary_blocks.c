@@ -1,7 +1,8 @@
 /*
  * binary_blocks.c - allreduce and reduce by binary blocks: recursive
  * halving inside power-of-two blocks of ranks, the blocks combined
- * segment-wise; any p, any op, any root.
+ * segment-wise; any p, any op, any root.  Also swing (allreduce): the
+ * same with Swing's short-hop partners inside every block.
  *
  * Source: Rabenseifner & Adamidis section 3.6 ("Binary Blocks", Fig. 3), on
  * the halving and doubling of 3.5: each power-of-two block reduce-scatters
@@ -60,6 +61,35 @@
  *      u0, u1 to 0, 2 and 5 u2, u3 to 1, 3: 0..3 fold (d0..d3) op (d4..d6).
  *   3. 0, 2 send u0, u1 to 4 and 1, 3 send u2, u3 to 5 (the pairs); 4, 5
  *      send u0-1, u2-3 to 6; allgather in {0..3} (0-2, 1-3; 0-1, 2-3), {4, 5}.
+ *
+ * swing (allreduce; issue 24): the same blocks and steps with Swing's
+ * partners inside every block (De Sensi, Bonato, Saam and Hoefler, NSDI
+ * 2024, section 3: local l meets l + rho(s) if even, l - rho(s) if odd,
+ * mod 2^e, rho = 1, -1, 3, -5, 11, ...; topo/blocks.h).  Distances grow
+ * as 2^s / 1.5 and alternate in direction, so on a ring or torus a
+ * halving step crosses fewer links than recursive halving's 2^s (on
+ * SimGrid's 16 x 16 x 16 torus, rank order along x: the busiest link of a
+ * bandwidth step carries the equivalent of 1.33 vectors at p = 64 against
+ * 2.06 for recursive halving, counted over dimension-ordered routes).
+ * Swing's reachable sets form, in a power-of-two block, a hierarchy of
+ * aligned halves once every set's two halves are ordered by their
+ * smallest rank (topo/blocks.h, checked in test_topo), so the ranges stay
+ * contiguous: local l holds after j steps the 2^(k-j) segments from
+ * (pos[l] >> (e - j)) << (k - j), pos the position of l in that order,
+ * where recursive halving has the bit reversal of l.  The blocks are
+ * combined as above, each range sent to the holders of its pieces by
+ * position.  Published Swing folds a non-power-of-two p into the largest
+ * power of two (the extra ranks' whole vectors in and out: 2 n beta more);
+ * binary blocks cost 2^-e_0 n beta per block below instead.  Commutative
+ * ops only: a partner's group is no longer a rank interval beside mine.
+ * Same formula as binary_blocks (the model has no links to count).
+ * Worked example, p = 6 = 4 + 2, n = 8 (segments u0..u3): block {0..3},
+ * positions 0, 2, 3, 1 (Swing's halves {0, 3} and {1, 2}, then singles);
+ * step 0: 0-1 and 2-3, 0 and 3 keep u0-1, 1 and 2 keep u2-3; step 1
+ * (rho = -1): 0-3 and 2-1, so 0, 3, 1, 2 end with u0, u1, u2, u3.  Block
+ * {4, 5}: 4 keeps u0-1, 5 u2-3; 4 sends u0 to 0 and u1 to 3, 5 sends u2
+ * to 1 and u3 to 2; the results go back the same way, then the allgather
+ * in each block, step 1 then step 0.
  */
 #include "algo.h"
 #include "fold.h"
@@ -81,7 +111,13 @@ typedef struct {
     const ch4coll_args_t *a;
     ch4coll_blocks_t bl;
     int blk, local, e; /* my block, my rank in it, its exponent */
-    int k;             /* exponent of block 0: 2^k segments */
+    /* swing: block i's local l takes partners by Swing's rule and holds
+     * the ranges at positions pos[i][l] (topo/blocks.h); inv[i] is the
+     * inverse.  NULL: recursive halving (partner l ^ 2^s, pos the bit
+     * reversal of l). */
+    int *pos[CH4COLL_BLOCKS_MAX], *inv[CH4COLL_BLOCKS_MAX];
+    int *mem; /* the builder's allocation behind pos and inv */
+    int k;    /* exponent of block 0: 2^k segments */
     size_t n;
     int in_buf;  /* my input vector */
     int acc;     /* my partials, at their offsets in the vector; a
@@ -119,10 +155,12 @@ static size_t seg_off(const bb_t *b, int j)
     return ch4coll_seg_off(b->n, (size_t) 1 << b->k, (size_t) j);
 }
 
-/* Elements of range(l, j); its element offset in *off. */
-static size_t range(const bb_t *b, int l, int j, size_t *off)
+/* Elements of range(l, j) of local l of block i; its element offset in
+ * *off. */
+static size_t range(const bb_t *b, int i, int l, int j, size_t *off)
 {
-    int lo = ch4coll_halving_lo(l, j, b->k);
+    int lo = b->pos[i] ? (b->pos[i][l] >> (b->bl.expo[i] - j)) << (b->k - j)
+                       : ch4coll_halving_lo(l, j, b->k);
 
     *off = seg_off(b, lo);
     return seg_off(b, lo + (1 << (b->k - j))) - *off;
@@ -152,6 +190,57 @@ static int grank(const bb_t *b, int i, int l)
     return b->bl.base[i] + l;
 }
 
+/* My partner in my block at halving step st. */
+static int partner_at(const bb_t *b, int st)
+{
+    return b->pos[b->blk] ? ch4coll_swing_partner(b->local, st, 1 << b->e)
+                          : b->local ^ (1 << st);
+}
+
+/* The local of the next smaller block whose final range holds mine. */
+static int local_below(const bb_t *b)
+{
+    int below = b->blk + 1, d = b->e - b->bl.expo[below];
+
+    return b->pos[below] ? b->inv[below][b->pos[b->blk][b->local] >> d]
+                         : b->local & ((1 << b->bl.expo[below]) - 1);
+}
+
+/* The low d bits of x reversed. */
+static int bitrev(int x, int d)
+{
+    int r = 0, i;
+
+    for (i = 0; i < d; i++)
+        r |= (x >> i & 1) << (d - 1 - i);
+    return r;
+}
+
+/* The local of the next larger block holding piece kk of my final range
+ * (kk < 2^(e_above - e)), and my piece index there (below_piece).  Pieces
+ * go out in kk order, and those of consecutive kk go to the partners of
+ * the larger block's next halving step (recursive halving: locals l +
+ * kk 2^e, whose bit e differs first); with Swing's positions that is the
+ * last of the d position bits, so kk is taken bit-reversed: in position
+ * order the partners of the next step would get pieces 2^(d-1) apart,
+ * and the replay of p = 200 was 1.32x binary_blocks' (1.00x now). */
+static int local_above(const bb_t *b, int kk)
+{
+    int above = b->blk - 1, d = b->bl.expo[above] - b->e;
+
+    return b->pos[above]
+               ? b->inv[above][(b->pos[b->blk][b->local] << d) + bitrev(kk, d)]
+               : b->local + (kk << b->e);
+}
+
+static int below_piece(const bb_t *b)
+{
+    int d = b->e - b->bl.expo[b->blk + 1];
+
+    return b->pos[b->blk] ? bitrev(b->pos[b->blk][b->local], d)
+                          : b->local >> b->bl.expo[b->blk + 1];
+}
+
 /*
  * Step 1: receive the partner's partial of [off, off+len) and fold it into
  * acc in rank order (the partner's ranks all below mine if lower, else all
@@ -175,9 +264,9 @@ static void halving(bb_t *b)
     int st, d[1];
 
     for (st = 0; st < b->e; st++) {
-        int partner = b->local ^ (1 << st), peer = grank(b, b->blk, partner);
-        size_t koff, klen = range(b, b->local, st + 1, &koff);
-        size_t soff, slen = range(b, partner, st + 1, &soff);
+        int partner = partner_at(b, st), peer = grank(b, b->blk, partner);
+        size_t koff, klen = range(b, b->blk, b->local, st + 1, &koff);
+        size_t soff, slen = range(b, b->blk, partner, st + 1, &soff);
 
         b->sent[st] = -1;
         if (slen > 0)
@@ -197,11 +286,11 @@ static void fold_from_below(bb_t *b)
 {
     ch4coll_sched_t *s = b->s;
     int below = b->blk + 1, from, up, got, v, d[2];
-    size_t off, len = range(b, b->local, b->e, &off);
+    size_t off, len = range(b, b->blk, b->local, b->e, &off);
 
     if (below >= b->bl.n || len == 0)
         return;
-    from = grank(b, below, b->local & ((1 << b->bl.expo[below]) - 1));
+    from = grank(b, below, local_below(b));
     up = ch4coll_sched_scratch(s, len);
     got = ch4coll_sched_recv(s, at(b, up, 0), len, from, TAG_UP, 0, NULL);
     d[0] = got;
@@ -229,8 +318,8 @@ static void send_up(bb_t *b)
     ea = b->bl.expo[above];
     nk = 1 << (ea - b->e);
     for (kk = 0; kk < nk; kk++) {
-        int to = b->local + (kk << b->e);
-        size_t off, len = range(b, to, ea, &off);
+        int to = local_above(b, kk);
+        size_t off, len = range(b, above, to, ea, &off);
         if (len == 0)
             continue;
         v = ch4coll_sched_send(
@@ -254,8 +343,8 @@ static int recv_down(bb_t *b)
     ea = b->bl.expo[above];
     nk = 1 << (ea - b->e);
     for (kk = 0; kk < nk; kk++) {
-        int from = b->local + (kk << b->e);
-        size_t off, len = range(b, from, ea, &off);
+        int from = local_above(b, kk);
+        size_t off, len = range(b, above, from, ea, &off);
         if (len > 0)
             join_add(b->s, &got,
                      ch4coll_sched_recv(b->s, acc_at(b, off), len,
@@ -276,9 +365,9 @@ static int down_step(const bb_t *b)
     int below = b->blk + 1, kk, j = 0;
     size_t off;
 
-    if (below >= b->bl.n || range(b, b->local, b->e, &off) == 0)
+    if (below >= b->bl.n || range(b, b->blk, b->local, b->e, &off) == 0)
         return -1;
-    kk = b->local >> b->bl.expo[below];
+    kk = below_piece(b);
     while ((2 << j) <= kk + 1)
         j++;
     return j;
@@ -290,16 +379,15 @@ static int down_step(const bb_t *b)
 static int send_down(bb_t *b, int fin, int sent)
 {
     int below = b->blk + 1, x = -1, d[2];
-    size_t off, len = range(b, b->local, b->e, &off);
+    size_t off, len = range(b, b->blk, b->local, b->e, &off);
 
     d[0] = fin;
     d[1] = sent;
     if (sent >= 0)
         x = ch4coll_sched_sink(b->s, 2, d);
-    ch4coll_sched_send(
-        b->s, acc_at(b, off), len,
-        grank(b, below, b->local & ((1 << b->bl.expo[below]) - 1)), TAG_DOWN,
-        ch4coll_dep1(x >= 0 ? x : fin, d), d);
+    ch4coll_sched_send(b->s, acc_at(b, off), len,
+                       grank(b, below, local_below(b)), TAG_DOWN,
+                       ch4coll_dep1(x >= 0 ? x : fin, d), d);
     return x;
 }
 
@@ -311,9 +399,9 @@ static void allgather(bb_t *b, int last)
     int st, j, down = down_step(b), fin = last, sent = -1, d[2];
 
     for (st = b->e - 1, j = 0; st >= 0; st--, j++) {
-        int partner = b->local ^ (1 << st), peer = grank(b, b->blk, partner);
-        size_t off, len = range(b, b->local, st + 1, &off);
-        size_t poff, plen = range(b, partner, st + 1, &poff);
+        int partner = partner_at(b, st), peer = grank(b, b->blk, partner);
+        size_t off, len = range(b, b->blk, b->local, st + 1, &off);
+        size_t poff, plen = range(b, b->blk, partner, st + 1, &poff);
 
         if (j == down) {
             /* after my j-th send, and ahead of my next one */
@@ -343,13 +431,13 @@ static void allgather(bb_t *b, int last)
 static void root_collect(bb_t *b)
 {
     int fence = ch4coll_sched_fence(b->s), st, d[1];
-    size_t off, len = range(b, 0, b->k, &off);
+    size_t off, len = range(b, 0, 0, b->k, &off);
 
     if (len > 0)
         ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 0),
                            TAG_GATHER, ch4coll_dep1(fence, d), d);
     for (st = b->k - 1; st >= 0; st--) {
-        len = range(b, 1 << st, st + 1, &off);
+        len = range(b, 0, 1 << st, st + 1, &off);
         if (len > 0)
             ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 1 << st),
                                TAG_GATHER, ch4coll_dep1(fence, d), d);
@@ -364,7 +452,7 @@ static void gather(bb_t *b, int target, int outside)
     size_t off, len;
 
     if (outside && b->local == 0) {
-        len = range(b, 0, b->k, &off);
+        len = range(b, 0, 0, b->k, &off);
         if (len > 0)
             ch4coll_sched_send(b->s, acc_at(b, off), len, b->a->root,
                                TAG_GATHER, ch4coll_dep1(last, d), d);
@@ -375,13 +463,13 @@ static void gather(bb_t *b, int target, int outside)
         if ((b->local & mask) != (target & mask)) {
             int to =
                 outside && partner == 0 ? b->a->root : grank(b, 0, partner);
-            len = range(b, b->local, st + 1, &off);
+            len = range(b, 0, b->local, st + 1, &off);
             if (len > 0)
                 ch4coll_sched_send(b->s, acc_at(b, off), len, to, TAG_GATHER,
                                    ch4coll_dep1(last, d), d);
             return;
         }
-        len = range(b, partner, st + 1, &off);
+        len = range(b, 0, partner, st + 1, &off);
         if (len > 0) {
             d[0] = ch4coll_sched_recv(b->s, acc_at(b, off), len,
                                       grank(b, 0, partner), TAG_GATHER,
@@ -392,29 +480,60 @@ static void gather(bb_t *b, int target, int outside)
     }
 }
 
-static void bb_init(bb_t *b, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    int in_buf, int acc)
+/* Swing's positions for every block: 2p ints for pos and inv, 2^(e_0+1)
+ * of scratch. */
+static int swing_init(bb_t *b)
+{
+    size_t p = (size_t) b->a->size, P = (size_t) 1 << b->k;
+    int i, l, *at;
+
+    b->mem = ch4coll_malloc((2 * p + 2 * P) * sizeof(int));
+    if (!b->mem)
+        return CH4COLL_ERR_NOMEM;
+    at = b->mem;
+    for (i = 0; i < b->bl.n; i++) {
+        int e = b->bl.expo[i];
+        b->pos[i] = at;
+        b->inv[i] = at + (1 << e);
+        at += 2 << e;
+        ch4coll_swing_positions(e, b->pos[i], at, at + P);
+        for (l = 0; l < 1 << e; l++)
+            b->inv[i][b->pos[i][l]] = l;
+    }
+    return CH4COLL_OK;
+}
+
+/* swing: Swing's partners and positions (swing_init), else recursive
+ * halving; CH4COLL_OK or CH4COLL_ERR_NOMEM. */
+static int bb_init(bb_t *b, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                   int in_buf, int acc, int swing)
 {
     size_t off;
     int st;
 
     b->s = s;
     b->a = a;
+    b->mem = NULL;
+    for (st = 0; st < CH4COLL_BLOCKS_MAX; st++)
+        b->pos[st] = b->inv[st] = NULL;
     ch4coll_blocks(a->size, &b->bl);
     b->blk = ch4coll_blocks_find(&b->bl, a->rank, &b->local);
     b->e = b->bl.expo[b->blk];
     b->k = b->bl.expo[0];
     b->n = a->count;
+    if (swing && swing_init(b) != CH4COLL_OK)
+        return CH4COLL_ERR_NOMEM;
     b->in_buf = in_buf;
     b->acc = acc;
     b->mine_ro = in_buf != acc; /* acc < 0 is never the input */
     b->tmp = -1;
     /* the half kept at step 0 is the largest range ever received */
-    b->tmp_len = b->e > 0 ? range(b, b->local, 1, &off) : 0;
+    b->tmp_len = b->e > 0 ? range(b, b->blk, b->local, 1, &off) : 0;
     b->last_fold = b->tmp_free = -1;
     for (st = 0; st < CH4COLL_BLOCKS_MAX; st++)
         b->sent[st] = -1;
     b->acc_rd = ch4coll_hz_user(acc);
+    return CH4COLL_OK;
 }
 
 /* One tag per kind of message (halving, up, down, gather): no two
@@ -434,26 +553,42 @@ static void single(ch4coll_sched_t *s, const ch4coll_args_t *a)
                            ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0, NULL);
 }
 
-int ch4coll_allreduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                                    const int64_t *params)
+static int allreduce(ch4coll_sched_t *s, const ch4coll_args_t *a, int swing)
 {
     bb_t b;
+    int rc;
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_binary_blocks(a, params));
-    (void) params;
+    ch4coll_sched_set_ntags(s, NTAGS);
     if (a->count == 0)
         return CH4COLL_OK;
     if (a->size == 1) {
         single(s, a);
         return CH4COLL_OK;
     }
-    bb_init(&b, s, a, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
-            CH4COLL_BUF_RECV);
+    rc = bb_init(&b, s, a, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
+                 CH4COLL_BUF_RECV, swing);
+    if (rc != CH4COLL_OK)
+        return rc;
     halving(&b);         /* 1. */
     fold_from_below(&b); /* 2. */
     send_up(&b);
     allgather(&b, recv_down(&b)); /* 3. */
+    ch4coll_free(b.mem);
     return CH4COLL_OK;
+}
+
+int ch4coll_allreduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    (void) params;
+    return allreduce(s, a, 0);
+}
+
+int ch4coll_allreduce_swing(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                            const int64_t *params)
+{
+    (void) params;
+    return allreduce(s, a, 1);
 }
 
 int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -473,7 +608,7 @@ int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
     /* a non-root works in scratch (a lone rank never needs it) */
     bb_init(&b, s, a,
             is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
-            is_root ? CH4COLL_BUF_RECV : -1);
+            is_root ? CH4COLL_BUF_RECV : -1, 0);
     rblk = ch4coll_blocks_find(&b.bl, a->root, &rlocal);
     halving(&b);         /* 1. */
     fold_from_below(&b); /* 2. */

@@ -83,4 +83,70 @@ static inline int ch4coll_halving_lo(int l, int j, int k)
     return lo;
 }
 
+/*
+ * Swing (De Sensi et al., NSDI 2024): in a block of P = 2^e ranks, local l
+ * meets at step s the rank l + rho(s) if l is even, l - rho(s) if odd (mod
+ * P), rho(s) = 1 - 2 + 4 - ... + (-2)^s = (1 - (-2)^(s+1)) / 3: 1, -1, 3,
+ * -5, 11, ...  Partners have opposite parity, so each step is a perfect
+ * matching; the distances grow as 2^s / 1.5 and alternate in direction,
+ * shorter than recursive halving's 2^s on a ring or torus.
+ *
+ * The ranks l reaches over steps s, s+1, ..., e-1 (R(l, e) = {l}, R(l, s) =
+ * R(l, s+1) + R(partner(l, s), s+1)) form, for every s, a partition of the
+ * block into 2^s sets of 2^(e-s) ranks, each the union of two sets of the
+ * next level (the hierarchy the bandwidth-optimal Swing reduces over;
+ * test_topo checks it for P <= 2^12).  Ordering every set's two halves by
+ * their smallest rank makes each set an aligned interval of positions:
+ * rank l gets position pos[l], and after j halving steps it holds the
+ * 2^(k-j) segments (of 2^k) from (pos[l] >> (e - j)) << (k - j), as
+ * recursive halving does with pos = the bit reversal of l.
+ */
+static inline long long ch4coll_swing_rho(int s)
+{
+    long long rho = 0, term = 1;
+    int i;
+
+    for (i = 0; i <= s; i++, term *= -2)
+        rho += term;
+    return rho;
+}
+
+/* The partner of l at distance rho (that of some step) in P ranks. */
+static inline int ch4coll_swing_peer(int l, long long rho, int P)
+{
+    long long x = (l % 2 == 0 ? l + rho : l - rho) % P;
+
+    return (int) (x < 0 ? x + P : x);
+}
+
+static inline int ch4coll_swing_partner(int l, int s, int P)
+{
+    return ch4coll_swing_peer(l, ch4coll_swing_rho(s), P);
+}
+
+/* pos[l] for l < 2^e (e <= 30); lab and nlab: scratch of 2^e ints.
+ * Levels are merged bottom-up: lab[l] is the smallest rank of l's set at
+ * the level done, and at step s l's half is the upper one when its
+ * smallest rank exceeds that of its partner's half. */
+static inline void ch4coll_swing_positions(int e, int *pos, int *lab, int *nlab)
+{
+    int P = 1 << e, l, s, *t;
+
+    for (l = 0; l < P; l++) {
+        pos[l] = 0;
+        lab[l] = l;
+    }
+    for (s = e - 1; s >= 0; s--) {
+        long long rho = ch4coll_swing_rho(s);
+        for (l = 0; l < P; l++) {
+            int q = lab[ch4coll_swing_peer(l, rho, P)];
+            pos[l] |= (lab[l] > q) << (e - 1 - s);
+            nlab[l] = lab[l] < q ? lab[l] : q;
+        }
+        t = lab;
+        lab = nlab;
+        nlab = t;
+    }
+}
+
 #endif /* CH4COLL_BLOCKS_H */
