@@ -386,16 +386,6 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "(Rabenseifner 3.6); any p, any op",
      .cost = ch4coll_cost_allreduce_binary_blocks,
      .ntags = ch4coll_ntags_binary_blocks},
-    {.name = "swing",
-     .coll = CH4COLL_ALLREDUCE,
-     .build = ch4coll_allreduce_swing,
-     .restrictions = CH4COLL_R_COMMUTATIVE,
-     .desc = "binary_blocks with Swing's partners in every power-of-two "
-             "block: distances 1, 1, 3, 5, 11, ... alternating in direction, "
-             "fewer hops on a ring or torus (De Sensi et al. 2024); "
-             "commutative",
-     .cost = ch4coll_cost_allreduce_binary_blocks,
-     .ntags = ch4coll_ntags_binary_blocks},
     {.name = "circulant",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_circulant,
@@ -439,6 +429,16 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "once, allgather in every node",
      .cost = ch4coll_cost_allreduce_multi_leader,
      .ntags = ch4coll_ntags_multi_leader},
+    {.name = "swing",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_swing,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "binary_blocks with Swing's partners in every power-of-two "
+             "block: distances 1, 1, 3, 5, 11, ... alternating in direction, "
+             "fewer hops on a ring or torus (De Sensi et al. 2024); "
+             "commutative",
+     .cost = ch4coll_cost_allreduce_binary_blocks,
+     .ntags = ch4coll_ntags_binary_blocks},
     NATIVE_ROW(CH4COLL_ALLREDUCE),
 
     {.name = "ring",
