@@ -1,8 +1,8 @@
 /*
  * binary_blocks.c - allreduce and reduce by binary blocks: recursive
  * halving inside power-of-two blocks of ranks, the blocks combined
- * segment-wise; any p, any op, any root.  Also swing (allreduce): the
- * same with Swing's short-hop partners inside every block.
+ * segment-wise; any p, any op, any root.  Also swing (allreduce, reduce):
+ * the same with Swing's short-hop partners inside every block.
  *
  * Source: Rabenseifner & Adamidis section 3.6 ("Binary Blocks", Fig. 3), on
  * the halving and doubling of 3.5: each power-of-two block reduce-scatters
@@ -62,7 +62,7 @@
  *   3. 0, 2 send u0, u1 to 4 and 1, 3 send u2, u3 to 5 (the pairs); 4, 5
  *      send u0-1, u2-3 to 6; allgather in {0..3} (0-2, 1-3; 0-1, 2-3), {4, 5}.
  *
- * swing (allreduce; issue 24): the same blocks and steps with Swing's
+ * swing (allreduce, reduce; issue 24): the same blocks and steps with Swing's
  * partners inside every block (De Sensi, Bonato, Saam and Hoefler, NSDI
  * 2024, section 3: local l meets l + rho(s) if even, l - rho(s) if odd,
  * mod 2^e, rho = 1, -1, 3, -5, 11, ...; topo/blocks.h).  Distances grow
@@ -89,7 +89,13 @@
  * (rho = -1): 0-3 and 2-1, so 0, 3, 1, 2 end with u0, u1, u2, u3.  Block
  * {4, 5}: 4 keeps u0-1, 5 u2-3; 4 sends u0 to 0 and u1 to 3, 5 sends u2
  * to 1 and u3 to 2; the results go back the same way, then the allgather
- * in each block, step 1 then step 0.
+ * in each block, step 1 then step 0.  Reduce gathers in block 0 along
+ * Swing's tree: the gather undoes the halving from step k-1 down, the
+ * holder of the whole vector is the root's local t, and going down the
+ * halving the half without the holder is held by the holder's partner at
+ * that step (recursive halving: the binomial gather; gather_step()); in
+ * the example with root 0: step 1, 3 sends u1 to 0 and 2 sends u3 to 1;
+ * step 0, 1 sends u2-3 to 0.  A root outside block 0 plays local 0 there.
  */
 #include "algo.h"
 #include "fold.h"
@@ -190,11 +196,17 @@ static int grank(const bb_t *b, int i, int l)
     return b->bl.base[i] + l;
 }
 
+/* The partner of local l of block i at halving step st. */
+static int partner_of(const bb_t *b, int i, int l, int st)
+{
+    return b->pos[i] ? ch4coll_swing_partner(l, st, 1 << b->bl.expo[i])
+                     : l ^ (1 << st);
+}
+
 /* My partner in my block at halving step st. */
 static int partner_at(const bb_t *b, int st)
 {
-    return b->pos[b->blk] ? ch4coll_swing_partner(b->local, st, 1 << b->e)
-                          : b->local ^ (1 << st);
+    return partner_of(b, b->blk, b->local, st);
 }
 
 /* The local of the next smaller block whose final range holds mine. */
@@ -426,8 +438,9 @@ static void allgather(bb_t *b, int last)
 }
 
 /* Step 3 of reduce at a root outside block 0: it plays local 0 of block 0,
- * receiving local 0's segment and, for s = k-1 .. 0, range(2^s, s+1) from
- * local 2^s, once its own part of steps 1-2 is done. */
+ * receiving local 0's segment and, for s = k-1 .. 0, range(q, s+1) from
+ * local 0's partner q at step s (2^s; swing: 0 + rho(s)), once its own
+ * part of steps 1-2 is done. */
 static void root_collect(bb_t *b)
 {
     int fence = ch4coll_sched_fence(b->s), st, d[1];
@@ -437,18 +450,49 @@ static void root_collect(bb_t *b)
         ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 0),
                            TAG_GATHER, ch4coll_dep1(fence, d), d);
     for (st = b->k - 1; st >= 0; st--) {
-        len = range(b, 0, 1 << st, st + 1, &off);
+        int q = partner_of(b, 0, 0, st);
+        len = range(b, 0, q, st + 1, &off);
         if (len > 0)
-            ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, 1 << st),
+            ch4coll_sched_recv(b->s, acc_at(b, off), len, grank(b, 0, q),
                                TAG_GATHER, ch4coll_dep1(fence, d), d);
     }
+}
+
+/* Whether locals l and h of block 0 hold the same range after halving
+ * step s (the same half of their step-s range). */
+static int same_half(const bb_t *b, int l, int h, int s)
+{
+    int sh = b->k - s - 1;
+
+    return b->pos[0] ? b->pos[0][l] >> sh == b->pos[0][h] >> sh
+                     : ((l ^ h) & ((2 << s) - 1)) == 0;
+}
+
+/* The gather step at which local l of block 0 sends what it holds
+ * towards local t, -1 for t itself.  The gather undoes the halving from
+ * step k-1 down: at step s the holder of each range of step s meets its
+ * partner, which holds the other half.  The holder of the whole vector is
+ * t; going down the halving, the half without the holder is held by the
+ * holder's partner at that step.  l sends at the last step it takes over
+ * (recursive halving: the highest bit where l and t differ, the binomial
+ * gather). */
+static int gather_step(const bb_t *b, int l, int t)
+{
+    int h = t, s, step = -1;
+
+    for (s = 0; s < b->k; s++)
+        if (!same_half(b, l, h, s)) {
+            h = partner_of(b, 0, h, s);
+            step = s;
+        }
+    return step;
 }
 
 /* Step 3 of reduce in block 0: binomial gather towards local target; a
  * message for local 0 goes to the root instead when the root is outside. */
 static void gather(bb_t *b, int target, int outside)
 {
-    int last = b->last_fold, st, d[2];
+    int last = b->last_fold, st, d[2], step = gather_step(b, b->local, target);
     size_t off, len;
 
     if (outside && b->local == 0) {
@@ -459,8 +503,8 @@ static void gather(bb_t *b, int target, int outside)
         return;
     }
     for (st = b->k - 1; st >= 0; st--) {
-        int mask = 1 << st, partner = b->local ^ mask;
-        if ((b->local & mask) != (target & mask)) {
+        int partner = partner_at(b, st);
+        if (st == step) {
             int to =
                 outside && partner == 0 ? b->a->root : grank(b, 0, partner);
             len = range(b, 0, b->local, st + 1, &off);
@@ -591,14 +635,12 @@ int ch4coll_allreduce_swing(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return allreduce(s, a, 1);
 }
 
-int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                                 const int64_t *params)
+static int reduce(ch4coll_sched_t *s, const ch4coll_args_t *a, int swing)
 {
-    int is_root = a->rank == a->root, rblk, rlocal;
+    int is_root = a->rank == a->root, rblk, rlocal, rc;
     bb_t b;
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_binary_blocks(a, params));
-    (void) params;
+    ch4coll_sched_set_ntags(s, NTAGS);
     if (a->count == 0)
         return CH4COLL_OK;
     if (a->size == 1) {
@@ -606,9 +648,11 @@ int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_OK;
     }
     /* a non-root works in scratch (a lone rank never needs it) */
-    bb_init(&b, s, a,
-            is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
-            is_root ? CH4COLL_BUF_RECV : -1, 0);
+    rc = bb_init(&b, s, a,
+                 is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
+                 is_root ? CH4COLL_BUF_RECV : -1, swing);
+    if (rc != CH4COLL_OK)
+        return rc;
     rblk = ch4coll_blocks_find(&b.bl, a->root, &rlocal);
     halving(&b);         /* 1. */
     fold_from_below(&b); /* 2. */
@@ -617,7 +661,22 @@ int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
         gather(&b, rblk == 0 ? rlocal : 0, rblk != 0);
     else if (is_root)
         root_collect(&b);
+    ch4coll_free(b.mem);
     return CH4COLL_OK;
+}
+
+int ch4coll_reduce_binary_blocks(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                 const int64_t *params)
+{
+    (void) params;
+    return reduce(s, a, 0);
+}
+
+int ch4coll_reduce_swing(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                         const int64_t *params)
+{
+    (void) params;
+    return reduce(s, a, 1);
 }
 
 /* ------------------------------------------------------------ cost */

@@ -385,6 +385,8 @@ int ch4coll_allreduce_swing(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
 int ch4coll_reduce_binary_blocks(ch4coll_sched_t *, const ch4coll_args_t *,
                                  const int64_t *);
+int ch4coll_reduce_swing(ch4coll_sched_t *, const ch4coll_args_t *,
+                         const int64_t *);
 int ch4coll_allgatherv_pipelined_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                       const int64_t *);
 int ch4coll_reduce_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,

@@ -333,6 +333,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "commutative",
      .cost = ch4coll_cost_reduce_bidir_chain,
      .ntags = ch4coll_ntags_reduce_bidir_chain},
+    {.name = "swing",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_swing,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "binary_blocks with Swing's partners in every power-of-two "
+             "block, the gather to the root along Swing's tree: fewer hops on "
+             "a ring or torus (De Sensi et al. 2024); commutative",
+     .cost = ch4coll_cost_reduce_binary_blocks,
+     .ntags = ch4coll_ntags_binary_blocks},
     NATIVE_ROW(CH4COLL_REDUCE),
 
     {.name = "recursive_doubling",
