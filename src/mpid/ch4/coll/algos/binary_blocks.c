@@ -590,12 +590,17 @@ int ch4coll_ntags_binary_blocks(const ch4coll_args_t *a, const int64_t *params)
     return NTAGS;
 }
 
-/* p = 1: the result is my input. */
-static void single(ch4coll_sched_t *s, const ch4coll_args_t *a)
+/* The calls with nothing to exchange (no elements, or p = 1: the result
+ * is my input), built here; 0 for the others. */
+static int trivial(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
-    if (!a->inplace)
+    ch4coll_sched_set_ntags(s, NTAGS);
+    if (a->count > 0 && a->size > 1)
+        return 0;
+    if (a->count > 0 && !a->inplace)
         ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
                            ch4coll_ref(CH4COLL_BUF_RECV, 0), a->count, 0, NULL);
+    return 1;
 }
 
 static int allreduce(ch4coll_sched_t *s, const ch4coll_args_t *a, int swing)
@@ -603,13 +608,8 @@ static int allreduce(ch4coll_sched_t *s, const ch4coll_args_t *a, int swing)
     bb_t b;
     int rc;
 
-    ch4coll_sched_set_ntags(s, NTAGS);
-    if (a->count == 0)
+    if (trivial(s, a))
         return CH4COLL_OK;
-    if (a->size == 1) {
-        single(s, a);
-        return CH4COLL_OK;
-    }
     rc = bb_init(&b, s, a, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
                  CH4COLL_BUF_RECV, swing);
     if (rc != CH4COLL_OK)
@@ -641,13 +641,8 @@ static int reduce(ch4coll_sched_t *s, const ch4coll_args_t *a, int swing)
     int is_root = a->rank == a->root, rblk, rlocal, rc;
     bb_t b;
 
-    ch4coll_sched_set_ntags(s, NTAGS);
-    if (a->count == 0)
+    if (trivial(s, a))
         return CH4COLL_OK;
-    if (a->size == 1) {
-        single(s, a);
-        return CH4COLL_OK;
-    }
     /* a non-root works in scratch (a lone rank never needs it) */
     rc = bb_init(&b, s, a,
                  is_root && a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND,
