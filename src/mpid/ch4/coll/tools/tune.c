@@ -93,6 +93,9 @@ typedef struct {
     int nppn_of;         /* --ppn-of COL=VALUE:K */
     char *ppn_col[MAX_WHERE], *ppn_val[MAX_WHERE];
     int ppn_of[MAX_WHERE];
+    int ntol_of; /* --tolerance-of COL=VALUE:PCT */
+    char *tol_col[MAX_WHERE], *tol_val[MAX_WHERE];
+    double tol_of[MAX_WHERE];
 } opts_t;
 
 /* ---------------------------------------------------------------- data */
@@ -105,6 +108,7 @@ typedef struct {
     int alg;     /* index into the collective's algs[] */
     double t;    /* seconds */
     double ref;  /* --reference: the cell's time to beat, 0 if none */
+    double tol;  /* good within this fraction of the best (--tolerance-of) */
     int group;   /* index into groups[] (--group), else 0 */
     int held;    /* --hold-out: checked only */
 } row_t;
@@ -130,6 +134,7 @@ typedef struct {
     double t[MAX_ALGS]; /* 0: not measured */
     double best;
     double ref; /* the smallest reference of the cell's rows, 0: none */
+    double tol; /* the largest tolerance of the cell's rows */
     uint64_t good;
 } cell_t;
 
@@ -283,6 +288,7 @@ static int named_column(char **h, int n, const char *opt, const char *name)
 typedef struct {
     int coll, p, ppn, bytes, alg, sec, us, group, ref;
     int where[MAX_WHERE], hold[MAX_WHERE], ppn_of[MAX_WHERE];
+    int tol_of[MAX_WHERE];
 } cols_t;
 
 static void header(char **h, int n, const opts_t *o, const char *path,
@@ -316,6 +322,8 @@ static void header(char **h, int n, const opts_t *o, const char *path,
         c->hold[i] = named_column(h, n, "--hold-out", o->hold_col[i]);
     for (i = 0; i < o->nppn_of; i++)
         c->ppn_of[i] = named_column(h, n, "--ppn-of", o->ppn_col[i]);
+    for (i = 0; i < o->ntol_of; i++)
+        c->tol_of[i] = named_column(h, n, "--tolerance-of", o->tol_col[i]);
     c->ref = named_column(h, n, "--reference", o->ref_col);
     c->group = named_column(h, n, "--group", o->group_col);
 }
@@ -419,6 +427,10 @@ static long read_csv(const char *path, const opts_t *o)
             r.ref = 0;
         /* group 0 is the unnamed one of input without --group */
         r.group = c.group >= 0 ? group_index(fl[c.group]) : 0;
+        r.tol = o->tol;
+        for (i = 0; i < o->ntol_of; i++)
+            if (c.tol_of[i] < n && strcmp(fl[c.tol_of[i]], o->tol_val[i]) == 0)
+                r.tol = o->tol_of[i];
         r.held = 0;
         for (i = 0; i < o->nhold; i++)
             r.held |=
@@ -871,8 +883,9 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: ch4coll-tune [-o FILE | --evaluate TREE] [--base FILE]\n"
-        "                    [--tolerance PCT]"
-        " [--where COL=VALUE]... [--map PREFIX]\n"
+        "                    [--tolerance PCT] [--tolerance-of "
+        "COL=VALUE:PCT]...\n"
+        "                    [--where COL=VALUE]... [--map PREFIX]\n"
         "                    [--group COL] [--reference COL] "
         "[--ppn-of COL=VALUE:K]...\n"
         "                    [--hierarchy] [--hold-out COL=VALUE]...\n"
@@ -925,6 +938,12 @@ static void usage(FILE *f)
         "                    are ranked, one slower than it pays 4x its "
         "excess ratio\n"
         "                    on top of its time / best (empty: none)\n"
+        "  --tolerance-of COL=VALUE:PCT\n"
+        "                    the rows whose column COL is VALUE use "
+        "tolerance PCT\n"
+        "                    (a noisy source more, a simulation less; "
+        "repeatable;\n"
+        "                    a cell takes its rows' largest)\n"
         "  --ppn-of COL=VALUE:K\n"
         "                    the rows whose column COL is VALUE have K ranks "
         "per\n"
@@ -977,6 +996,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         {"group", required_argument, NULL, 'G'},
         {"reference", required_argument, NULL, 'R'},
         {"ppn-of", required_argument, NULL, 'K'},
+        {"tolerance-of", required_argument, NULL, 'T'},
         {"hierarchy", no_argument, NULL, 'Y'},
         {"comment", required_argument, NULL, 'C'},
         {"hold-out", required_argument, NULL, 'H'},
@@ -1048,6 +1068,19 @@ static void parse_args(int argc, char **argv, opts_t *o)
             o->ppn_val[o->nppn_of] = eq + 1;
             o->ppn_of[o->nppn_of++] = (int) v;
             break;
+        case 'T':
+            eq = strchr(optarg, '=');
+            colon = eq ? strrchr(eq, ':') : NULL;
+            if (!eq || eq == optarg || !colon || o->ntol_of == MAX_WHERE ||
+                !parse_num(colon + 1, &v) || v < 0 || v > 100)
+                die("--tolerance-of takes COL=VALUE:PCT, PCT 0..100 (at most "
+                    "8), not '%s'",
+                    optarg);
+            *eq = *colon = '\0';
+            o->tol_col[o->ntol_of] = optarg;
+            o->tol_val[o->ntol_of] = eq + 1;
+            o->tol_of[o->ntol_of++] = v / 100;
+            break;
         case 'H':
             eq = strchr(optarg, '=');
             if (!eq || eq == optarg || o->nhold == MAX_WHERE)
@@ -1076,9 +1109,8 @@ static void parse_args(int argc, char **argv, opts_t *o)
 }
 
 /* The planes of collective ci (one per ppn) from the sorted rows at *at;
- * good sets with tolerance tol. */
-static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
-                     double tol)
+ * good sets with each cell's tolerance. */
+static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max)
 {
     int np = 0, a, i;
 
@@ -1114,6 +1146,8 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
                 c->t[r->alg] = r->t;
             if (r->ref > 0 && (c->ref == 0 || r->ref < c->ref))
                 c->ref = r->ref;
+            if (r->tol > c->tol)
+                c->tol = r->tol;
         }
         for (i = 0; i < P->n; i++) {
             cell_t *c = &P->c[i];
@@ -1123,7 +1157,7 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max,
                 if (c->t[a] > 0 && c->t[a] < c->best)
                     c->best = c->t[a];
             for (a = 0; a < MAX_ALGS; a++)
-                if (c->t[a] > 0 && c->t[a] <= c->best * (1 + tol))
+                if (c->t[a] > 0 && c->t[a] <= c->best * (1 + c->tol))
                     c->good |= UINT64_C(1) << a;
         }
     }
@@ -1190,15 +1224,15 @@ typedef struct {
 } check_t;
 
 /* One checked cell into k. */
-static void check_add(const opts_t *o, check_t *k, int ci, const plane_t *P,
-                      const cell_t *cell, const char *sel, double t)
+static void check_add(check_t *k, int ci, const plane_t *P, const cell_t *cell,
+                      const char *sel, double t)
 {
     k->checked++;
     if (t <= 0) {
         k->unknown++;
         return;
     }
-    k->agree += t <= cell->best * (1 + o->tol);
+    k->agree += t <= cell->best * (1 + cell->tol);
     k->log_regret += log(t / cell->best);
     if (t / cell->best > k->worst) {
         k->worst = t / cell->best;
@@ -1223,9 +1257,9 @@ static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k,
         if (explain(o->out, colls[ci].name, cell->p, P->ppn, cell->b, sel,
                     sizeof sel) == 0)
             t = time_of(&colls[ci], cell, sel);
-        check_add(o, k, ci, P, cell, sel, t);
+        check_add(k, ci, P, cell, sel, t);
         kg[cell->group].cells++;
-        check_add(o, &kg[cell->group], ci, P, cell, sel, t);
+        check_add(&kg[cell->group], ci, P, cell, sel, t);
     }
 }
 
@@ -1235,9 +1269,10 @@ static void report(const opts_t *o, const char *prefix, const check_t *k)
     long known = k->cells - k->unknown;
 
     fprintf(stderr,
-            "ch4coll-tune: %s%ld cells: a good algorithm (within %.0f%% of the "
-            "best) in %ld, regret geomean %.3f, worst %.2fx%s%s%s\n",
-            prefix, k->cells, o->tol * 100, k->agree,
+            "ch4coll-tune: %s%ld cells: a good algorithm (within %.0f%%%s of "
+            "the best) in %ld, regret geomean %.3f, worst %.2fx%s%s%s\n",
+            prefix, k->cells, o->tol * 100,
+            o->ntol_of ? " or the --tolerance-of" : "", k->agree,
             known ? exp(k->log_regret / (double) known) : 1.0, k->worst,
             k->worst_cell[0] ? " (" : "", k->worst_cell,
             k->worst_cell[0] ? ")" : "");
@@ -1322,9 +1357,9 @@ int main(int argc, char **argv)
         die("%s", "--hold-out leaves no rows to learn from");
 
     for (ci = 0; ci < ncolls; ci++)
-        nplanes[ci] = planes_of(ci, &at, nlearn, planes[ci], 16, o.tol);
+        nplanes[ci] = planes_of(ci, &at, nlearn, planes[ci], 16);
     for (ci = 0; ci < ncolls; ci++)
-        nheld[ci] = planes_of(ci, &at, nrows, held[ci], 16, o.tol);
+        nheld[ci] = planes_of(ci, &at, nrows, held[ci], 16);
     if (!o.evaluate)
         write_tree(&o, planes, nplanes);
     if (ch4coll_validate(o.out, msg, sizeof msg) != 0) {
