@@ -125,6 +125,9 @@ static char groups[64][40]; /* --group's values, in order of appearance */
 static int ngroups = 1;
 static row_t *rows;
 static size_t nrows, caprows;
+/* The rows each --ppn-of and --tolerance-of matched: one that matches
+ * none (a misspelt value) is warned about, not silently ignored. */
+static long ppn_hits[MAX_WHERE], tol_hits[MAX_WHERE];
 
 /* A cell: the rows of one (coll, ppn, p, b), algorithms deduplicated. */
 typedef struct {
@@ -384,8 +387,11 @@ static long read_csv(const char *path, const opts_t *o)
         if (!keep)
             continue;
         for (i = 0; i < o->nppn_of; i++)
-            if (c.ppn_of[i] < n && strcmp(fl[c.ppn_of[i]], o->ppn_val[i]) == 0)
+            if (c.ppn_of[i] < n &&
+                strcmp(fl[c.ppn_of[i]], o->ppn_val[i]) == 0) {
                 ppn = o->ppn_of[i];
+                ppn_hits[i]++;
+            }
         if (c.coll >= n || c.p >= n || c.bytes >= n || c.alg >= n ||
             c.group >= n || !parse_num(fl[c.p], &p) ||
             !parse_num(fl[c.bytes], &b) ||
@@ -429,8 +435,11 @@ static long read_csv(const char *path, const opts_t *o)
         r.group = c.group >= 0 ? group_index(fl[c.group]) : 0;
         r.tol = o->tol;
         for (i = 0; i < o->ntol_of; i++)
-            if (c.tol_of[i] < n && strcmp(fl[c.tol_of[i]], o->tol_val[i]) == 0)
+            if (c.tol_of[i] < n &&
+                strcmp(fl[c.tol_of[i]], o->tol_val[i]) == 0) {
                 r.tol = o->tol_of[i];
+                tol_hits[i]++;
+            }
         r.held = 0;
         for (i = 0; i < o->nhold; i++)
             r.held |=
@@ -1348,6 +1357,17 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     for (i = optind; i < argc; i++)
         skipped += read_csv(argv[i], &o);
+    for (i = 0; i < o.nppn_of; i++)
+        if (ppn_hits[i] == 0)
+            fprintf(stderr,
+                    "ch4coll-tune: warning: --ppn-of %s=%s matched no row\n",
+                    o.ppn_col[i], o.ppn_val[i]);
+    for (i = 0; i < o.ntol_of; i++)
+        if (tol_hits[i] == 0)
+            fprintf(stderr,
+                    "ch4coll-tune: warning: --tolerance-of %s=%s matched no "
+                    "row\n",
+                    o.tol_col[i], o.tol_val[i]);
     if (nrows == 0)
         die("%s", "no usable rows in the input (see --help for the columns)");
     qsort(rows, nrows, sizeof *rows, by_cell);
