@@ -11,7 +11,9 @@
  * The tree, per collective and ppn:
  *   - An algorithm is "good" in a cell when its time is within the
  *     tolerance of the cell's best (default 5 %): the slack that makes the
- *     tree compact and its choices robust to noise.
+ *     tree compact and its choices robust to noise.  --tolerance-of gives
+ *     the rows of one source their own (a deterministic simulation needs
+ *     less than a real machine's runs); a cell takes its rows' largest.
  *   - Message sizes (for a set of communicator sizes): scanned upwards, a
  *     range is extended while some algorithm stays good in every cell of
  *     it (greedy, which gives the fewest ranges).  The range's algorithm
