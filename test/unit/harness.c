@@ -589,6 +589,7 @@ static void make_args(const hz_case_t *c, world_t *w, int r, ch4coll_args_t *a)
     a->count = c->n;
     a->inplace = c->inplace;
     a->loc = c->ppn > 0 ? &w->loc : NULL;
+    a->model = c->model;
     a->subselect = ch4coll_select_sub;
     if (coll == CH4COLL_BCAST || coll == CH4COLL_REDUCE ||
         coll == CH4COLL_GATHER || coll == CH4COLL_GATHERV ||

@@ -42,6 +42,9 @@ typedef struct {
     int runs;  /* run the built schedules this many times */
     int ppn;   /* > 0: ranks on virtual nodes of ppn ranks (args.loc) */
     int map;   /* CH4COLL_MAP_BLOCK or CH4COLL_MAP_CYCLIC */
+    /* the model of the automatic parameters and of the builders' choices
+     * by message length (args.model); NULL: ch4coll_model_default */
+    const ch4coll_model_t *model;
 } hz_case_t;
 
 /* Create the MPI datatypes and ops (after MPI_Init). */

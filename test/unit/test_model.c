@@ -165,7 +165,7 @@ static int row(const ch4coll_algo_t *al, int p, int root, int small, char *out,
 {
     hz_case_t c = {al,   NULL, p,          case_n(al->coll, p, small),
                    root, 0,    HZ_INT_SUM, 0,
-                   1,    0,    0};
+                   1,    0,    0,          NULL};
     char err[512];
     double t, f, ratio;
     int bad;
@@ -267,7 +267,8 @@ START_TEST(test_bruck_radix_model)
                 for (big = 0; big < 2; big++) {
                     int64_t params[CH4COLL_MAX_PARAMS] = {st};
                     size_t n = big ? 1048576 / (size_t) ps[pi] : 8;
-                    hz_case_t c = {al, params, ps[pi], n, 0, 0, 0, 0, 1, 0, 0};
+                    hz_case_t c = {al, params, ps[pi], n, 0, 0,
+                                   0,  0,      1,      0, 0, NULL};
                     double t, f;
                     char err[512];
                     int radix2 = ps[pi] <= (1 << st);
@@ -292,7 +293,7 @@ START_TEST(test_two_tree_example)
     const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "two_tree");
     const ch4coll_model_t *m = &ch4coll_model_default;
     int64_t params[CH4COLL_MAX_PARAMS] = {1000};
-    hz_case_t c = {al, params, 6, 8000, 0, 0, 0, 0, 1, 0, 0};
+    hz_case_t c = {al, params, 6, 8000, 0, 0, 0, 0, 1, 0, 0, NULL};
     double t, f, want = 11 * (m->alpha + 1000 * m->beta);
     char err[512];
 
@@ -316,8 +317,9 @@ START_TEST(test_two_tree_bandwidth)
 
     ck_assert_ptr_nonnull(al);
     for (i = 0; i < 2; i++) {
-        hz_case_t c = {al, params, ps[i], (size_t) 16 << 20, ps[i] / 2, 0, 0, 0,
-                       1,  0,      0};
+        hz_case_t c = {al,        params, ps[i], (size_t) 16 << 20,
+                       ps[i] / 2, 0,      0,     0,
+                       1,         0,      0,     NULL};
         ch4coll_args_t a = {0};
         double t, f, lb;
         ck_assert_msg(hz_model(&c, m, &t, &f, err, sizeof err) == 0, "%s", err);
@@ -355,7 +357,7 @@ static int replays_above_bound(const ch4coll_model_t *m, const int *ps, int nps,
         for (k = 0; k < nps; k++)
             for (j = 0; j < nns; j++) {
                 hz_case_t c = {al,         NULL, ps[k], ns[j], ps[k] - 1, 0,
-                               HZ_INT_SUM, 0,    1,     0,     0};
+                               HZ_INT_SUM, 0,    1,     0,     0,         NULL};
                 double t, lb;
                 if (hz_model(&c, &ch4coll_model_default, &t, NULL, err,
                              sizeof err) != 0)
@@ -391,8 +393,8 @@ START_TEST(test_bounds_hold)
         static const double within[] = {1.15, 1.05};
         ck_assert_ptr_nonnull(al);
         for (k = 0; k < 2; k++) {
-            hz_case_t c = {al, NULL, cp[k], (size_t) 1 << 20, 0, 0, 0, 0,
-                           1,  0,    0};
+            hz_case_t c = {al, NULL, cp[k], (size_t) 1 << 20, 0, 0, 0, 0, 1,
+                           0,  0,    NULL};
             double t, lb;
             ck_assert_msg(hz_model(&c, m, &t, NULL, err, sizeof err) == 0, "%s",
                           err);
@@ -857,7 +859,8 @@ static void on_nodes(int coll, const char *name, size_t n, placement_t w,
                      double *t, double *f)
 {
     const ch4coll_algo_t *al = ch4coll_algo_find(coll, name);
-    hz_case_t c = {al, NULL, w.p, n, 0, 0, HZ_INT_SUM, 0, 1, w.ppn, w.map};
+    hz_case_t c = {al,         NULL, w.p, n,     0,     0,
+                   HZ_INT_SUM, 0,    1,   w.ppn, w.map, NULL};
     char err[512];
 
     ck_assert_ptr_nonnull(al);

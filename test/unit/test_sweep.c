@@ -112,8 +112,9 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
                         if ((al->restrictions & CH4COLL_R_COMMUTATIVE) &&
                             (dt == HZ_PAIR_AFF || dt == HZ_VEC_AFF))
                             continue; /* applicable() refuses these */
-                        hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
-                                       dt, 0,      1, 0,          0};
+                        hz_case_t c = {al,        params, p,  counts[ci],
+                                       roots[ri], ip,     dt, 0,
+                                       1,         0,      0,  NULL};
                         if (!mine())
                             continue;
                         cases++;
@@ -230,7 +231,7 @@ static int sweep_placement(const ch4coll_algo_t *al, const int64_t *params,
             for (ip = 0; ip < nip; ip++)
                 for (dt = 0; dt < ndt; dt++) {
                     hz_case_t c = {al, params, p, counts[ci], roots[ri], ip,
-                                   dt, 0,      1, ppn,        map};
+                                   dt, 0,      1, ppn,        map,       NULL};
                     if (!node_case_applies(&c) || !mine())
                         continue;
                     (*cases)++;
@@ -291,6 +292,84 @@ START_TEST(test_registry_nodes)
 }
 END_TEST
 
+/*
+ * Builders that post a receive early or late by its length on the call's
+ * model (a message of alpha/beta bytes or more waits for the step before:
+ * allgather_doubling.c's bruck_gate(), multi_ring.c's ring receives).  The
+ * sweep's blocks are below the default model's 20 KB, so most of their
+ * receives are posted early there; here the model has alpha = 0, every
+ * message is long and every gate closes: p = 1..17, 24, 32, 61, 64, 100,
+ * counts {1, p+1, large}, in place and not, flat and (p <= 64, as
+ * sweep_nodes()) on nodes of 3 and 8, block and cyclic; bruck with 2, 3
+ * and ceil(lg p) steps.
+ */
+static const struct {
+    int coll;
+    const char *name;
+} gated[] = {{CH4COLL_ALLGATHER, "bruck"},
+             {CH4COLL_ALLGATHERV, "bruck"},
+             {CH4COLL_ALLGATHER, "multi_ring"},
+             {CH4COLL_ALLGATHERV, "multi_ring"}};
+
+START_TEST(test_long_messages)
+{
+    static const int ppnlist[] = {0, 3, 8};
+    static const int64_t steps[] = {0, 2, 3};
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(gated[_i].coll, gated[_i].name);
+    ch4coll_model_t m = ch4coll_model_default;
+    int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ip, si;
+    int fails = 0, cases = 0;
+    char err[2048];
+
+    ck_assert_ptr_nonnull(al);
+    if (!wanted(al))
+        return;
+    m.alpha = 0;
+    for (pi = 0; pi < np && plist[pi] <= 100; pi++) {
+        int p = plist[pi];
+        size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
+        if ((unit_quick() && p > 17) || unit_quick_skips(p))
+            continue;
+        for (k = 0; k < 3; k++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
+                for (si = 0; si < (ch4coll_algo_nparams(al) ? 3 : 1); si++)
+                    for (ci = 0; ci < 3; ci++)
+                        for (ip = 0; ip < 2; ip++) {
+                            hz_case_t c = {
+                                al,
+                                ch4coll_algo_nparams(al) ? &steps[si] : NULL,
+                                p,
+                                counts[ci],
+                                0,
+                                ip,
+                                0,
+                                0,
+                                1,
+                                ppnlist[k],
+                                map,
+                                &m};
+                            if ((k == 0 && map) || (k > 0 && p > 64) ||
+                                (k > 0 && !node_case_applies(&c)) || !mine())
+                                continue;
+                            cases++;
+                            if (hz_run(&c, err, sizeof err) != 0 && fails++ < 3)
+                                fprintf(stderr,
+                                        "FAIL %s/%s long p=%d ppn=%d %s "
+                                        "n=%zu inplace=%d steps=%lld: %s\n",
+                                        ch4coll_coll_name(al->coll), al->name,
+                                        p, ppnlist[k], map ? "cyclic" : "block",
+                                        counts[ci], ip,
+                                        c.params ? (long long) *c.params : -1LL,
+                                        err);
+                        }
+    }
+    fprintf(stderr, "sweep %s/%s with long messages: %d cases, %d failed\n",
+            ch4coll_coll_name(al->coll), al->name, cases, fails);
+    ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
 START_TEST(test_registry_entry)
 {
     const ch4coll_algo_t *al = &ch4coll_algos[_i];
@@ -314,6 +393,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_registry_entry, 0, ch4coll_nalgos);
     tcase_add_loop_test(tc, test_registry_nodes, 0, ch4coll_nalgos);
+    tcase_add_loop_test(tc, test_long_messages, 0,
+                        (int) (sizeof gated / sizeof gated[0]));
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -33,7 +33,14 @@
  * (round, lane) for the ring and for the node (MPI matches by tag, so
  * no send needs to wait for another's posting); all receives are posted
  * at once, a ring send waits for the receive of the round before, a node
- * send for the block's receive.  One node: every rank sends its block to
+ * send for the block's receive.  A lane's ring receive of alpha/beta bytes
+ * or more (the call's model) waits for its receive of the round before,
+ * as SMPI's loosely_lr posts one round at a time: posted at once, a rank
+ * that serves two lanes (a node smaller than the others) has the next
+ * round's block share its link with the one its next send waits for
+ * (SimGrid smp, p = 61, a node of 5: 128 KiB 396 us posted at once, 312
+ * one round at a time; 2 MiB 6.27 against 4.91 ms; p = 24 and 96, nodes
+ * of 8, to the nanosecond the same).  One node: every rank sends its block to
  * every other (linear); one rank per node: the ring (ring.c).
  *
  * Cost on the model with nodes (b the largest block): a round moves one
@@ -129,26 +136,34 @@ static ch4coll_ref_t mr_src(const mr_t *m, int r)
                        ch4coll_eoff(m->a, ch4coll_blk_displ(m->a, r)));
 }
 
-static int mr_recv(const mr_t *m, int r, int from, int tag)
+static int mr_recv(const mr_t *m, int r, int from, int tag, int dep)
 {
+    int d[1];
+
     return ch4coll_sched_recv(
         m->s,
         ch4coll_ref(CH4COLL_BUF_RECV,
                     ch4coll_eoff(m->a, ch4coll_blk_displ(m->a, r))),
-        ch4coll_blk_count(m->a, r), from, tag, 0, NULL);
+        ch4coll_blk_count(m->a, r), from, tag, ch4coll_dep1(dep, d), d);
 }
 
 /* Round t of lane l at this rank: receive lane l's block of node j - t - 1
- * (t >= 0; t = -1: none, the own block); -1 if none. */
-static int mr_ring_recv(const mr_t *m, int l, int t)
+ * (t >= 0; t = -1: none, the own block); -1 if none.  prev: the lane's
+ * ring receive of round t - 1 (-1: none), which a receive of alpha/beta
+ * bytes or more waits for. */
+static int mr_ring_recv(const mr_t *m, int l, int t, int prev)
 {
     int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l);
+    const ch4coll_model_t *md = ch4coll_auto_model(m->a);
 
     if (b < 0 || t < 0)
         return -1;
+    if ((double) ch4coll_nbytes(m->a, ch4coll_blk_count(m->a, b)) * md->beta <
+        md->alpha)
+        prev = -1;
     return mr_recv(
         m, b, ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, -1), l),
-        mr_ring_tag(m, t, l));
+        mr_ring_tag(m, t, l), prev);
 }
 
 /* Round t of lane l at this rank, once its receive got is in: the block
@@ -182,18 +197,20 @@ static void mr_node_recvs(const mr_t *m, int t)
             b = mr_block(m, ch4coll_lanes_node(&m->g, m->g.node, -t - 1), l);
             if (b >= 0)
                 mr_recv(m, b, ch4coll_lanes_rank(&m->g, m->g.node, i),
-                        mr_node_tag(m, t, l));
+                        mr_node_tag(m, t, l), -1);
         }
     }
 }
 
 /* Every receive first, round by round (t = -1: the own blocks): those
  * from the node's other ranks and those of every lane this rank serves;
- * then the sends.  The receives have no dependencies, so they are posted
- * before any send leaves: a large message (rendezvous) starts only once
- * its receive is posted, and built round by round, the next round's ring
- * receive waited behind the q - 1 sends of the own block inside the node
- * (q - 1 send overheads late: doc/performance.md, spot measurements). */
+ * then the sends.  The receives are built before the sends, so they are
+ * posted before any send leaves: a large message (rendezvous) starts only
+ * once its receive is posted, and built round by round, the next round's
+ * ring receive waited behind the q - 1 sends of the own block inside the
+ * node (q - 1 send overheads late: doc/performance.md, spot
+ * measurements).  The only dependency among them: a long ring receive on
+ * the lane's receive of the round before (the opening note). */
 static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     mr_t m;
@@ -219,7 +236,8 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
     for (t = -1; t < m.g.nodes - 1; t++) {
         mr_node_recvs(&m, t);
         for (l = m.g.idx; l < m.g.lanes; l += q)
-            got[(t + 1) * m.g.lanes + l] = mr_ring_recv(&m, l, t);
+            got[(t + 1) * m.g.lanes + l] =
+                mr_ring_recv(&m, l, t, t >= 0 ? got[t * m.g.lanes + l] : -1);
     }
     for (t = -1; t < m.g.nodes - 1; t++)
         for (l = m.g.idx; l < m.g.lanes; l += q)
