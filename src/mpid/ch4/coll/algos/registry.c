@@ -359,6 +359,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "direct",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_direct,
+     .params = {{"window", 0, 0, 1024,
+                 "reduce-scatter messages in flight per direction (0: all)"}},
      .desc = "reduce-scatter and allgather each as one exchange of segments "
              "with every rank at once (Rabenseifner 3.7 without steps, "
              "SMPI's rab2 shape); any op, any p",
