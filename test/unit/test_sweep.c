@@ -294,9 +294,9 @@ END_TEST
 
 /*
  * Builders that post a receive early or late by its length on the call's
- * model (a message of alpha/beta bytes or more waits for the step before:
- * allgather_doubling.c's bruck_gate(), multi_ring.c's ring receives).  The
- * sweep's blocks are below the default model's 20 KB, so most of their
+ * model (algos/post.h: a message of alpha/beta bytes or more waits for the
+ * step before; Bruck's steps, multi_ring's ring receives).  The sweep's
+ * blocks are below the default model's 20 KB, so most of their
  * receives are posted early there; here the model has alpha = 0, every
  * message is long and every gate closes: p = 1..17, 24, 32, 61, 64, 100,
  * counts {1, p+1, large}, in place and not, flat and (p <= 64, as

@@ -101,6 +101,7 @@ ch4coll_h = \
 	$(ch4coll)/topo/circulant.h \
 	$(ch4coll)/algos/algo.h $(ch4coll)/algos/builders.h $(ch4coll)/algos/hazard.h \
 	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h $(ch4coll)/algos/lanes.h \
+	$(ch4coll)/algos/post.h \
 	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \
 	$(ch4coll)/select/tree.h $(ch4coll)/select/machine_model.h \
 	$(ch4coll)/transport/transport.h $(ch4coll)/transport/loop.h \

@@ -44,7 +44,7 @@
  *   into the receiver with the message of the step before, which the next
  *   send waits for (SimGrid torus, p = 96, 128 KiB: 4.58 ms against 4.42
  *   posted step by step); a shorter one is posted at the start, so that it
- *   travels as soon as its sender is ready (bruck_gate()).
+ *   travels as soon as its sender is ready (post.h).
  *   T = ceil(lg p) alpha + (p-1)/p N beta + 2 copies for radix 2 (free on
  *   the model: exact); radix k: ceil(log_k p) steps of k - 1 messages, the
  *   same (p-1)/p N bytes, charged one after the other on the single-ported
@@ -108,6 +108,7 @@
  *   block 1 crossed 3 messages; on a ring it crosses 5.
  */
 #include "algo.h"
+#include "post.h"
 
 #include <math.h>
 #include <string.h>
@@ -150,21 +151,6 @@ static int join(ch4coll_sched_t *s, int x, int y)
     if (x < 0 || y < 0)
         return x >= 0 ? x : y;
     return ch4coll_sched_sink(s, 2, d);
-}
-
-/* Whether a Bruck step's receive of `bytes` waits for the step before (its
- * receives and sends) instead of being posted at the start.  A message
- * longer on the wire than its latency (bytes beta >= alpha on the call's
- * model) that is posted early shares the receiver's link with the step
- * before's, whose blocks the next send needs.  A shorter one posted early
- * travels as soon as its sender is ready: posted step by step, the
- * allgatherv spike at 512 B on SimGrid's torus, p = 96, took 9.68 us
- * against 6.73. */
-static int bruck_gate(const ch4coll_args_t *a, size_t bytes)
-{
-    const ch4coll_model_t *m = ch4coll_auto_model(a);
-
-    return (double) bytes * m->beta >= m->alpha;
 }
 
 /* ---------------------------------------------------- recursive doubling */
@@ -325,9 +311,10 @@ int ch4coll_allgather_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                                 1 + (sent >= 0), dd));
             got = join(
                 s, got,
-                ch4coll_sched_recv(s, ch4coll_ref(t, (size_t) far * n), c,
-                                   (rank + far) % p, 0,
-                                   bruck_gate(a, c) ? 1 + (sent >= 0) : 0, dd));
+                ch4coll_sched_recv(
+                    s, ch4coll_ref(t, (size_t) far * n), c, (rank + far) % p, 0,
+                    ch4coll_post_late(a, (double) c) ? 1 + (sent >= 0) : 0,
+                    dd));
         }
         have = got;
         sent = step_sent;
@@ -430,9 +417,10 @@ int ch4coll_allgatherv_bruck(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                             (rank - far + p) % p, 0, nd, dd));
             if (in > 0)
                 got = join(s, got,
-                           ch4coll_sched_recv(s, ch4coll_ref(t, pre[far]), in,
-                                              (rank + far) % p, 0,
-                                              bruck_gate(a, in) ? nd : 0, dd));
+                           ch4coll_sched_recv(
+                               s, ch4coll_ref(t, pre[far]), in,
+                               (rank + far) % p, 0,
+                               ch4coll_post_late(a, (double) in) ? nd : 0, dd));
         }
         have = got;
         sent = step_sent;

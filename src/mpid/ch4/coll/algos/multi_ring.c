@@ -72,6 +72,7 @@
  * Rank 1 gets blocks 0, 6, 3 from 0, 2, 5 from 2 and 4 itself: all 6.
  */
 #include "lanes.h"
+#include "post.h"
 
 #include <math.h>
 
@@ -154,12 +155,11 @@ static int mr_recv(const mr_t *m, int r, int from, int tag, int dep)
 static int mr_ring_recv(const mr_t *m, int l, int t, int prev)
 {
     int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l);
-    const ch4coll_model_t *md = ch4coll_auto_model(m->a);
 
     if (b < 0 || t < 0)
         return -1;
-    if ((double) ch4coll_nbytes(m->a, ch4coll_blk_count(m->a, b)) * md->beta <
-        md->alpha)
+    if (!ch4coll_post_late(m->a,
+                           ch4coll_nbytes(m->a, ch4coll_blk_count(m->a, b))))
         prev = -1;
     return mr_recv(
         m, b, ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, -1), l),
