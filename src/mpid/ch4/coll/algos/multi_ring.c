@@ -40,7 +40,16 @@
  * round's block share its link with the one its next send waits for
  * (SimGrid smp, p = 61, a node of 5: 128 KiB 396 us posted at once, 312
  * one round at a time; 2 MiB 6.27 against 4.91 ms; p = 24 and 96, nodes
- * of 8, to the nanosecond the same).  One node: every rank sends its block to
+ * of 8, to the nanosecond the same).  And a rank sends a long block to
+ * the ranks of its node below it before it sends it on along the ring,
+ * as loosely_lr does: the lanes of a node then start a send overhead
+ * apart instead of all at once, and their ring rounds overlap (traced at
+ * p = 24, 128 KiB: loosely_lr's two rounds took 81.4 us at rank 0, the
+ * lanes in step 85.3, with 16.3 and 13.7 us of passing on inside the
+ * node after them; now multi_ring takes loosely_lr's 98.30 us, was
+ * 99.00, and at p = 96 475.8, was 482.8; a short block still goes on
+ * along the ring first: at 8 KiB, p = 24, the other order took 28.5
+ * against 26.5 us).  One node: every rank sends its block to
  * every other (linear); one rank per node: the ring (ring.c).
  *
  * Cost on the model with nodes (b the largest block): a round moves one
@@ -113,18 +122,18 @@ static int mr_open(mr_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a)
     return ch4coll_lanes_open(&m->g, a);
 }
 
-/* Block r to the node's other ranks, from the (x+1)-th on, once dep is
- * done. */
+/* Block r to the node's ranks of local index lo .. hi - 1 but this one,
+ * once dep is done. */
 static void mr_pass_on(const mr_t *m, ch4coll_ref_t src, int r, int tag,
-                       int dep)
+                       int dep, int lo, int hi)
 {
-    int q = ch4coll_lanes_size(&m->g, m->g.node), i, d[1];
+    int i, d[1];
 
-    for (i = 1; i < q; i++)
-        ch4coll_sched_send(
-            m->s, src, ch4coll_blk_count(m->a, r),
-            ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % q), tag,
-            ch4coll_dep1(dep, d), d);
+    for (i = lo; i < hi; i++)
+        if (i != m->g.idx)
+            ch4coll_sched_send(m->s, src, ch4coll_blk_count(m->a, r),
+                               ch4coll_lanes_rank(&m->g, m->g.node, i), tag,
+                               ch4coll_dep1(dep, d), d);
 }
 
 /* Where block r is read from: the send buffer for the own block (unless
@@ -167,21 +176,30 @@ static int mr_ring_recv(const mr_t *m, int l, int t, int prev)
 }
 
 /* Round t of lane l at this rank, once its receive got is in: the block
- * on along the ring first (the critical path; it is round t + 1's send),
- * then to the node's other ranks. */
+ * on along the ring (round t + 1's send) and to the node's other ranks.
+ * A short block goes on along the ring first, the critical path; a long
+ * one (post.h) first to the node's ranks of lower local index, as SMPI's
+ * loosely_lr orders them, so that the lanes of a node start their ring
+ * messages a send overhead apart (the opening note). */
 static void mr_lane_sends(const mr_t *m, int l, int t, int got)
 {
     int j = m->g.node, b = mr_block(m, ch4coll_lanes_node(&m->g, j, -t - 1), l),
-        d[1];
+        q = ch4coll_lanes_size(&m->g, j), lead, d[1];
 
     if (b < 0)
         return;
+    lead = ch4coll_post_late(m->a,
+                             ch4coll_nbytes(m->a, ch4coll_blk_count(m->a, b)))
+               ? m->g.idx
+               : 0;
+    mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got, 0, lead);
     if (t + 1 < m->g.nodes - 1)
         ch4coll_sched_send(
             m->s, mr_src(m, b), ch4coll_blk_count(m->a, b),
             ch4coll_lanes_server(&m->g, ch4coll_lanes_node(&m->g, j, 1), l),
             mr_ring_tag(m, t + 1, l), ch4coll_dep1(got, d), d);
-    mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got);
+    mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got, m->g.idx + 1, q);
+    mr_pass_on(m, mr_src(m, b), b, mr_node_tag(m, t, l), got, lead, m->g.idx);
 }
 
 /* Round t's blocks that the node's other ranks pass on to this one: of
