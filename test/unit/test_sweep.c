@@ -320,11 +320,13 @@ START_TEST(test_long_messages)
     ch4coll_model_t m = ch4coll_model_default;
     int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ip, si;
     int fails = 0, cases = 0;
+    int64_t params[CH4COLL_MAX_PARAMS]; /* the harness reads all of them */
     char err[2048];
 
     ck_assert_ptr_nonnull(al);
     if (!wanted(al))
         return;
+    ch4coll_algo_default_params(al, params);
     m.alpha = 0;
     for (pi = 0; pi < np && plist[pi] <= 100; pi++) {
         int p = plist[pi];
@@ -334,21 +336,15 @@ START_TEST(test_long_messages)
         for (k = 0; k < 3; k++)
             for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                 for (si = 0; si < (ch4coll_algo_nparams(al) ? 3 : 1); si++)
-                    for (ci = 0; ci < 3; ci++)
+                    for (ci = 0, params[0] = steps[si]; ci < 3; ci++)
                         for (ip = 0; ip < 2; ip++) {
                             hz_case_t c = {
-                                al,
-                                ch4coll_algo_nparams(al) ? &steps[si] : NULL,
-                                p,
-                                counts[ci],
-                                0,
-                                ip,
-                                0,
-                                0,
-                                1,
-                                ppnlist[k],
-                                map,
-                                &m};
+                                al,  ch4coll_algo_nparams(al) ? params : NULL,
+                                p,   counts[ci],
+                                0,   ip,
+                                0,   0,
+                                1,   ppnlist[k],
+                                map, &m};
                             if ((k == 0 && map) || (k > 0 && p > 64) ||
                                 (k > 0 && !node_case_applies(&c)) || !mine())
                                 continue;
