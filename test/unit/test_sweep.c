@@ -159,9 +159,29 @@ static int sweep_list(const ch4coll_algo_t *al, int i, const int64_t *list)
     return fails;
 }
 
+/* A torus the rings follow (topo/torus.h): lines of 2, 4 and 16 in
+ * planes of as many lines, up to p = 64: no ring (p within one line),
+ * columns in y, then in z; odd p with their one diagonal step. */
+static int sweep_torus(const ch4coll_algo_t *al, int i)
+{
+    static const int64_t sides[] = {2, 4, 16};
+    int64_t params[CH4COLL_MAX_PARAMS];
+    int k, fails = 0;
+
+    for (k = 0; k < 3; k++) {
+        ch4coll_algo_default_params(al, params);
+        params[i] = params[i + 1] = sides[k]; /* torus_x, torus_y */
+        fprintf(stderr, "  torus %lld x %lld\n", (long long) sides[k],
+                (long long) sides[k]);
+        fails += sweep_algo(al, params, 64);
+    }
+    return fails;
+}
+
 /* Every parameter at its minimum, at values between minimum and default
  * and just above the default, the others at their defaults, up to p = 32;
- * a block or step count at a spread of values at every p. */
+ * a block or step count at a spread of values at every p; a torus at a
+ * few sides. */
 static int sweep_params(const ch4coll_algo_t *al)
 {
     int64_t params[CH4COLL_MAX_PARAMS];
@@ -174,6 +194,10 @@ static int sweep_params(const ch4coll_algo_t *al)
         if (strcmp(d->name, "blocks") == 0 || strcmp(d->name, "steps") == 0) {
             fails +=
                 sweep_list(al, i, d->name[0] == 'b' ? blocks_list : steps_list);
+            continue;
+        }
+        if (strcmp(d->name, "torus_x") == 0) {
+            fails += sweep_torus(al, i++); /* and torus_y */
             continue;
         }
         for (k = 0; k < 4; k++) {

@@ -8,6 +8,15 @@
  *              dimension count), row-major coordinates and adjacency, the
  *              snake path and the Hamiltonian cycle (p = 1..300), and
  *              has_cycle's "no" against exhaustive search on small meshes.
+ *   torus      The torus ring of topo/torus.h on eight tori (sides 2-16,
+ *              odd ones included), every host count up to 1100: each host
+ *              once, every hop between torus neighbours but one two-hop
+ *              step when the count is odd, and the links the ring's routes
+ *              use (dimension-ordered, shortest way round, SimGrid's
+ *              rule, decoded here on its own): none twice one way round,
+ *              none twice both ways for an even count; the worked
+ *              examples; no ring where the note says none; the rank order
+ *              over nodes of several ranks.
  *
  * Assumptions: unit.h (MPI singleton, CK_NOFORK).
  */
@@ -17,6 +26,7 @@
 #include <string.h>
 
 #include "topo/mesh.h"
+#include "topo/torus.h"
 #include "unit.h"
 
 /* Row-major coordinates, written out again so that the mesh helpers are
@@ -249,6 +259,150 @@ START_TEST(test_mesh_cycle_brute)
 }
 END_TEST
 
+/* ============================================================== torus */
+
+/* Coordinates of torus host h, x fastest. */
+static void torus_decode(int h, const int *d, int *c)
+{
+    c[0] = h % d[0];
+    c[1] = h / d[0] % d[1];
+    c[2] = h / (d[0] * d[1]);
+}
+
+/* Hops between two hosts, the shortest way round in every dimension. */
+static int torus_hops(int a, int b, const int *d)
+{
+    int ca[3], cb[3], k, h = 0;
+
+    torus_decode(a, d, ca);
+    torus_decode(b, d, cb);
+    for (k = 0; k < 3; k++) {
+        int t = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
+        h += t < d[k] - t ? t : d[k] - t;
+    }
+    return h;
+}
+
+/* Count the directed links of the route from a to b into use[host * 6 +
+ * 2k + (down)]: dimension by dimension, x first, each the way SimGrid's
+ * torus goes (up when the target is at most half the side ahead, or
+ * behind by wrapping from the upper half); returns the most any link now
+ * carries. */
+static int torus_route(int a, int b, const int *d, int *use)
+{
+    int c[3], t[3], s[3], k, most = 0;
+
+    torus_decode(a, d, c);
+    torus_decode(b, d, t);
+    torus_decode(a, d, s);
+    for (k = 0; k < 3; k++)
+        while (c[k] != t[k]) {
+            int up = (t[k] > s[k] && t[k] <= s[k] + d[k] / 2) ||
+                     (s[k] > d[k] / 2 && (s[k] + d[k] / 2) % d[k] >= t[k]);
+            int h = c[0] + d[0] * (c[1] + d[1] * c[2]);
+            int *u = &use[h * 6 + 2 * k + !up];
+
+            if (++*u > most)
+                most = *u;
+            c[k] = (c[k] + (up ? 1 : d[k] - 1)) % d[k];
+        }
+    return most;
+}
+
+START_TEST(test_torus_ring)
+{
+    static const int dims[][3] = {{16, 16, 16}, {8, 8, 8},   {4, 6, 8},
+                                  {6, 4, 4},    {12, 12, 2}, {2, 2, 2},
+                                  {4, 4, 4},    {10, 3, 5}};
+    size_t t;
+
+    for (t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+        const int *d = dims[t];
+        int64_t d64[2] = {d[0], d[1]};
+        int hosts = d[0] * d[1] * d[2], n;
+        int *seq = malloc((size_t) hosts * sizeof *seq);
+        int *seen = malloc((size_t) hosts * sizeof *seen);
+        int *use = malloc((size_t) hosts * 6 * sizeof *use);
+
+        for (n = 1; n <= hosts && n <= 1100; n++) {
+            int made = ch4coll_torus_ring(n, d64, seq), i, two = 0, one = 0;
+            int s = n > d[0] * d[1] ? d[0] * d[1] : d[0];
+            int none = n <= d[0] || s % 2 || (s > d[0] && d[1] % 2);
+
+            ck_assert_msg(made == !none, "dims %d %d %d n=%d made=%d", d[0],
+                          d[1], d[2], n, made);
+            if (!made)
+                continue;
+            memset(seen, 0, (size_t) hosts * sizeof *seen);
+            for (i = 0; i < n; i++) {
+                int h = torus_hops(seq[i], seq[(i + 1) % n], d);
+
+                ck_assert(seq[i] >= 0 && seq[i] < n && !seen[seq[i]]);
+                seen[seq[i]] = 1;
+                ck_assert_msg(h == 1 || (h == 2 && n % 2 && !two++),
+                              "dims %d %d %d n=%d hop %d: %d", d[0], d[1], d[2],
+                              n, i, h);
+            }
+            memset(use, 0, (size_t) hosts * 6 * sizeof *use);
+            for (i = 0; i < n; i++)
+                one |= torus_route(seq[i], seq[(i + 1) % n], d, use) > 1;
+            ck_assert_msg(!one, "dims %d %d %d n=%d: a link twice", d[0], d[1],
+                          d[2], n);
+            if (n % 2)
+                continue;
+            for (i = 0; i < n; i++)
+                one |= torus_route(seq[(i + 1) % n], seq[i], d, use) > 1;
+            ck_assert_msg(!one, "dims %d %d %d n=%d: a link twice both ways",
+                          d[0], d[1], d[2], n);
+        }
+        free(seq);
+        free(seen);
+        free(use);
+    }
+}
+END_TEST
+
+START_TEST(test_torus_examples)
+{
+    static const int want24[] = {0, 16, 17, 1, 2, 18, 19, 3,  4,  20, 21, 5,
+                                 6, 22, 23, 7, 8, 9,  10, 11, 12, 13, 14, 15};
+    int64_t d[2] = {16, 16}, line[2] = {2, 0};
+    int seq[64], i, node_of[12], order[12], work[64], x;
+
+    ck_assert(ch4coll_torus_ring(24, d, seq));
+    for (i = 0; i < 24; i++)
+        ck_assert_int_eq(seq[i], want24[i]);
+    ck_assert(ch4coll_torus_ring(61, d, seq));
+    for (i = 0; i < 61; i++) /* the one diagonal: (12, 3) to (13, 2) */
+        if (seq[i] == 12 + 16 * 3)
+            ck_assert_int_eq(seq[i + 1], 13 + 16 * 2);
+    ck_assert(!ch4coll_torus_ring(16, d, seq)); /* one whole x line */
+    ck_assert(!ch4coll_torus_ring(7, d, seq));  /* part of one */
+    /* a line of 2 (y of 0 means 1): columns in z, one diagonal step */
+    ck_assert(ch4coll_torus_ring(3, line, seq));
+    ck_assert(seq[0] == 0 && seq[1] == 2 && seq[2] == 1);
+    /* 12 ranks on 6 nodes of 2, cyclic: node j holds ranks j and j + 6 */
+    for (i = 0; i < 12; i++)
+        node_of[i] = i % 6;
+    d[0] = 4;
+    d[1] = 2;
+    /* 6 nodes on 4 x 2: hosts 0 4 5 1 2 3, each node's ranks in order */
+    x = ch4coll_torus_rank_ring(12, node_of, 6, d, 1, 5, order, work);
+    {
+        static const int want[] = {0, 6, 4, 10, 5, 11, 1, 7, 2, 8, 3, 9};
+
+        for (i = 0; i < 12; i++)
+            ck_assert_int_eq(order[i], want[i]);
+    }
+    ck_assert_int_eq(x, 4);
+    /* 5 nodes both ways: no ring (odd); one way: a ring */
+    ck_assert_int_eq(ch4coll_torus_rank_ring(5, NULL, 5, d, 1, 0, order, work),
+                     -1);
+    ck_assert_int_ge(ch4coll_torus_rank_ring(5, NULL, 5, d, 0, 0, order, work),
+                     0);
+}
+END_TEST
+
 /* =============================================================== main */
 
 static Suite *topo_mesh_suite(void)
@@ -262,6 +416,8 @@ static Suite *topo_mesh_suite(void)
     tcase_add_test(tc, test_mesh_snake);
     tcase_add_test(tc, test_mesh_cycle);
     tcase_add_test(tc, test_mesh_cycle_brute);
+    tcase_add_test(tc, test_torus_ring);
+    tcase_add_test(tc, test_torus_examples);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -66,11 +66,25 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
-/* the chunk parameter shared by the ring reductions */
-#define CHUNK_PARAM                                                            \
+/* the torus the nodes sit on (topo/torus.h): the rings follow it */
+#define TORUS_DEFS                                                             \
+    {"torus_x", 0, 0, 4096,                                                    \
+     "nodes at hosts 0, 1, ... of a torus this long in x, numbered x "         \
+     "fastest: the ring follows torus neighbours (0: no torus)"},              \
+    {                                                                          \
+        "torus_y", 0, 0, 4096, "the torus's y extent (0: 1)"                   \
+    }
+#define TORUS_PARAMS                                                           \
+    {                                                                          \
+        TORUS_DEFS                                                             \
+    }
+
+/* the parameters shared by the ring reductions */
+#define RING_REDUCE_PARAMS                                                     \
     {                                                                          \
         {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
          "pipeline piece in bytes (0: whole segments)"},                       \
+            TORUS_DEFS                                                         \
     }
 
 /* the parameters of the Hamiltonian-path reductions */
@@ -243,7 +257,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc = "ring reduce-scatter, then every segment straight to the root "
              "(Rabenseifner 3.7); commutative",
      .cost = ch4coll_cost_reduce_ring,
@@ -370,7 +384,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc = "ring reduce-scatter + ring allgather (Rabenseifner 3.7), ranks "
              "in node order when nodes are not consecutive; commutative",
      .cost = ch4coll_cost_allreduce_ring,
@@ -379,7 +393,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_bidir_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc = "the ring allreduce both ways at once, half of every segment "
              "each way; commutative",
      .cost = ch4coll_cost_allreduce_bidir_ring,
@@ -456,6 +470,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_ring,
      .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_PARAMS,
      .desc = "p-1 steps passing blocks to the right neighbour (ranks in node "
              "order when nodes are not consecutive)",
      .cost = ch4coll_cost_allgather_ring,
@@ -464,6 +479,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_bidir_ring,
      .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_PARAMS,
      .desc = "the ring both ways at once, half of every block each way: "
              "each link direction carries half (torus links, full duplex)",
      .cost = ch4coll_cost_allgather_bidir_ring,
@@ -538,6 +554,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_ring,
      .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_PARAMS,
      .desc = "linear ring over irregular blocks; empty blocks skipped",
      .cost = ch4coll_cost_allgatherv_ring,
      .ntags = ch4coll_ntags_allgather_ring},
@@ -545,6 +562,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_bidir_ring,
      .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_PARAMS,
      .desc = "the ring both ways at once, half of every block each way; "
              "irregular counts, empty halves skipped",
      .cost = ch4coll_cost_allgatherv_bidir_ring,
@@ -734,7 +752,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc =
          "p-1 ring steps to the right neighbour, blocks rotating; commutative",
      .cost = ch4coll_cost_reduce_scatter_ring,
@@ -743,7 +761,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_bidir_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc = "the ring both ways at once, half of every block each way; "
              "commutative",
      .cost = ch4coll_cost_reduce_scatter_bidir_ring,
@@ -794,7 +812,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc =
          "p-1 ring steps to the right neighbour, blocks rotating; commutative",
      .cost = ch4coll_cost_reduce_scatter_block_ring,
@@ -803,7 +821,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_bidir_ring,
      .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
-     .params = CHUNK_PARAM,
+     .params = RING_REDUCE_PARAMS,
      .desc = "the ring both ways at once, half of every block each way; "
              "commutative",
      .cost = ch4coll_cost_reduce_scatter_block_bidir_ring,

@@ -18,7 +18,12 @@
  * and one sends to another node, whatever the placement; the rank-order
  * ring on a cyclic placement crosses on every edge.  Every rank computes
  * the same order from the node map; with consecutive nodes (or none) the
- * two orders are the same.
+ * two orders are the same.  With the parameters torus_x and torus_y (ring
+ * and bidir_ring; 0 = no torus) the nodes sit at the hosts of a torus in
+ * their order and the ring follows a cycle of torus neighbours
+ * (topo/torus.h, BlueGene/L section 3.1), each node's ranks together;
+ * bidir_ring keeps the node order for an odd number of nodes, whose cycle
+ * has one two-hop step that both ways round would share a link.
  *
  * Step k = 0..p-2 at position x: send the block of position x - k to
  * position x + 1, receive the block of position x - k - 1 from position
@@ -110,6 +115,7 @@
 #include "algo.h"
 
 #include "../topo/nodes.h"
+#include "../topo/torus.h"
 
 /* Rank at ring position x (mod p); order NULL: rank x. */
 static int rank_at(const int *order, int x, int p)
@@ -118,22 +124,39 @@ static int rank_at(const int *order, int x, int p)
     return order ? order[x] : x;
 }
 
-/* The ring order: NULL (rank order) unless the nodes are not consecutive,
- * else the node order (freed by the caller).  *x: this rank's position. */
-static int ring_order(const ch4coll_args_t *a, int **order, int *x)
+/* The ring order: NULL (rank order) unless the nodes are not consecutive
+ * or sit on a torus, else the torus ring if there is one or the node order
+ * (freed by the caller).  torus: the parameters torus_x and torus_y, NULL
+ * for none; both: the ring runs both ways.  *x: this rank's position. */
+static int ring_order(const ch4coll_args_t *a, const int64_t *torus, int both,
+                      int **order, int *x)
 {
     const ch4coll_locality_t *loc = a->loc;
-    int p = a->size, *first;
+    int p = a->size, nodes = loc ? loc->nodes : p;
+    int on_torus = torus && torus[0] > 0;
 
     *order = NULL;
     *x = a->rank;
-    if (!loc || loc->consecutive)
+    if (!on_torus && (!loc || loc->consecutive))
         return CH4COLL_OK;
-    *order = ch4coll_malloc(((size_t) p + loc->nodes + 1) * sizeof **order);
+    *order = ch4coll_malloc(((size_t) p + ch4coll_torus_work(nodes)) *
+                            sizeof **order);
     if (!*order)
         return CH4COLL_ERR_NOMEM;
-    first = *order + p;
-    *x = ch4coll_node_ring(p, loc->node_of, loc->nodes, a->rank, *order, first);
+    if (on_torus) {
+        *x = ch4coll_torus_rank_ring(p, loc ? loc->node_of : NULL, nodes, torus,
+                                     both, a->rank, *order, *order + p);
+        if (*x >= 0)
+            return CH4COLL_OK;
+        *x = a->rank;
+        if (!loc || loc->consecutive) {
+            ch4coll_free(*order);
+            *order = NULL;
+            return CH4COLL_OK;
+        }
+    }
+    *x = ch4coll_node_ring(p, loc->node_of, loc->nodes, a->rank, *order,
+                           *order + p);
     return CH4COLL_OK;
 }
 
@@ -194,12 +217,13 @@ static void ring_stream(ch4coll_sched_t *s, const ch4coll_args_t *a,
 }
 
 /* The ring one way (both = 0) or both ways, half of every block each. */
-static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a, int both)
+static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                          const int64_t *params, int both)
 {
     int p = a->size, rank = a->rank, x, *order, rc;
     size_t own = ch4coll_blk_count(a, rank);
 
-    rc = ring_order(a, &order, &x);
+    rc = ring_order(a, params, both, &order, &x);
     if (rc != CH4COLL_OK)
         return rc;
     if (!a->inplace && own > 0)
@@ -220,14 +244,14 @@ int ch4coll_allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ch4coll_sched_set_ntags(s, ch4coll_ntags_allgather_ring(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
-    return allgather_ring(s, a, 0);
+    return allgather_ring(s, a, params, 0);
 }
 
 int ch4coll_allgatherv_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                             const int64_t *params)
 {
     ch4coll_sched_set_ntags(s, ch4coll_ntags_allgather_ring(a, params));
-    return allgather_ring(s, a, 0);
+    return allgather_ring(s, a, params, 0);
 }
 
 /* Both streams: tags 0..2p-3. */
@@ -243,14 +267,14 @@ int ch4coll_allgather_bidir_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ch4coll_sched_set_ntags(s, ch4coll_ntags_bidir_ring(a, params));
     if (a->count == 0)
         return CH4COLL_OK;
-    return allgather_ring(s, a, 1);
+    return allgather_ring(s, a, params, 1);
 }
 
 int ch4coll_allgatherv_bidir_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                   const int64_t *params)
 {
     ch4coll_sched_set_ntags(s, ch4coll_ntags_bidir_ring(a, params));
-    return allgather_ring(s, a, 1);
+    return allgather_ring(s, a, params, 1);
 }
 
 /* ------------------------------------------------------------------- cost */
@@ -592,7 +616,7 @@ static int allgather_ne(ch4coll_sched_t *s, const ch4coll_args_t *a,
                 own, 0, NULL);
         return CH4COLL_OK;
     }
-    rc = ring_order(a, &order, &x);
+    rc = ring_order(a, NULL, 0, &order, &x);
     if (rc != CH4COLL_OK)
         return rc;
     n.order = order;

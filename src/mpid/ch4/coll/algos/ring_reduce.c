@@ -11,7 +11,10 @@
  * whose nodes are not consecutive, the ranks sorted by (node, rank) (NEC
  * MPI/SX section 4.2, Traeff et al. Figure 1), one inter-node segment per
  * node and step; the rank at position x still owns segment (block)
- * order[x], its own: only the fold order changes.
+ * order[x], its own: only the fold order changes.  With the parameters
+ * torus_x and torus_y (0 = no torus) the ring follows a cycle of torus
+ * neighbours through the nodes' hosts instead (topo/torus.h, as ring.c;
+ * bidir_ring keeps the node order for an odd number of nodes).
  *
  * Steps (rank r at position x; "segment y" is that of position y, mod p;
  * allreduce and reduce cut the n elements into p balanced segments, the
@@ -48,7 +51,8 @@
  * skipped on both sides), any root, MPI_IN_PLACE.
  * Parameter chunk (bytes, default 0 = off, 0..2^40), for all four: each
  * segment pipelined in pieces of at most chunk bytes (at least one element,
- * at most 2^20 pieces a segment).
+ * at most 2^20 pieces a segment).  torus_x, torus_y (0..4096, default 0):
+ * the torus above.
  *
  * bidir_ring (allreduce, reduce_scatter, reduce_scatter_block; issue 24,
  * after ring.c's bidir_ring allgather): two of these rings at once, one
@@ -87,6 +91,7 @@
 #include "hazard.h"
 #include "../topo/nodes.h"
 #include "../topo/topo.h"
+#include "../topo/torus.h"
 
 /* Most pieces per segment; a smaller chunk is raised to fit. */
 #define MAX_PIECES ((size_t) 1 << 20)
@@ -434,27 +439,50 @@ static size_t piece_elems(const ch4coll_args_t *a, const int64_t *params)
     return ce > 0 ? ce : 1;
 }
 
-/* Ints of node order the ring needs: none (rank order) unless the nodes
- * are not consecutive and the op lets the fold order change. */
-static size_t order_ints(const ch4coll_args_t *a)
+/* The torus the ring's nodes sit on (parameters torus_x and torus_y
+ * after chunk), or NULL. */
+static const int64_t *torus_of(const int64_t *params)
+{
+    return params[1] > 0 ? params + 1 : NULL;
+}
+
+/* Ints of ring order the ring needs: none (rank order) unless the op lets
+ * the fold order change and the nodes are not consecutive or sit on a
+ * torus. */
+static size_t order_ints(const ch4coll_args_t *a, const int64_t *params)
 {
     const ch4coll_locality_t *loc = a->loc;
+    int nodes = loc ? loc->nodes : a->size;
 
-    if (!loc || loc->consecutive || !a->commutative)
+    if (!a->commutative || (!torus_of(params) && (!loc || loc->consecutive)))
         return 0;
-    return (size_t) a->size + (size_t) loc->nodes + 1;
+    return (size_t) a->size + ch4coll_torus_work(nodes);
 }
 
 /* The ring order into g->order (order_ints() ints, or NULL) and my
- * position. */
-static void ring_order(ring_t *g, int *order)
+ * position: the torus ring if there is one, else the node order if the
+ * nodes are not consecutive, else rank order. */
+static void ring_order(ring_t *g, int *order, const int64_t *params)
 {
     const ch4coll_locality_t *loc = g->a->loc;
+    const int64_t *torus = torus_of(params);
 
     g->order = order;
     g->x = g->rank;
     if (!order)
         return;
+    if (torus) {
+        g->x = ch4coll_torus_rank_ring(
+            g->p, loc ? loc->node_of : NULL, loc ? loc->nodes : g->p, torus,
+            g->half != HALF_NONE, g->rank, order, order + g->p);
+        if (g->x >= 0)
+            return;
+        g->x = g->rank;
+    }
+    if (!loc || loc->consecutive) {
+        g->order = NULL;
+        return;
+    }
     g->x = ch4coll_node_ring(g->p, loc->node_of, loc->nodes, g->rank, order,
                              order + g->p);
 }
@@ -464,7 +492,7 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
                      const int64_t *params, int blocks, int half)
 {
     int p = a->size, j, np = 1;
-    size_t maxlen = 0, nord = order_ints(a);
+    size_t maxlen = 0, nord = order_ints(a, params);
 
     g->s = s;
     g->a = a;
@@ -504,7 +532,7 @@ static int ring_init(ring_t *g, ch4coll_sched_t *s, const ch4coll_args_t *a,
     g->last_sent = g->slot_rd[1] + np;
     for (j = 0; j < 4 * np + p; j++)
         g->fold[j] = -1;
-    ring_order(g, nord ? g->last_sent + p : NULL);
+    ring_order(g, nord ? g->last_sent + p : NULL, params);
     return CH4COLL_OK;
 }
 

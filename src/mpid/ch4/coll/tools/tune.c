@@ -194,6 +194,45 @@ static int catalog_has(const char *coll, const char *alg, int *comm_only)
     return 0;
 }
 
+/* Rewrite alg ("ring:chunk=0" or "ring") with every parameter of the
+ * catalog's row, in its order, at the value given or else the default
+ * ("ring:chunk=0,torus_x=0,torus_y=0"): one schedule gets one string
+ * whatever parameters its run printed (a parameter added to a row later
+ * would make old and new measurements of it two algorithms), and a tree
+ * leaf names the measured values, not defaults that may change.  alg has
+ * room for ALG_LEN chars. */
+#define ALG_LEN 256
+static void all_params(const char *coll, char *alg)
+{
+    ch4coll_algorithm_info_t ai;
+    char name[64], out[ALG_LEN], *params = strchr(alg, ':');
+    size_t used;
+    int i, k;
+
+    base_name(alg, name, sizeof name);
+    for (i = 0; i < ch4coll_algorithm_count(); i++)
+        if (ch4coll_algorithm_info(i, &ai) == 0 &&
+            strcmp(ai.collective, coll) == 0 && strcmp(ai.name, name) == 0)
+            break;
+    if (i == ch4coll_algorithm_count() || ai.nparams == 0)
+        return;
+    used = (size_t) snprintf(out, sizeof out, "%s", name);
+    for (k = 0; k < ai.nparams && used < sizeof out; k++) {
+        long long v = (long long) ai.param_defaults[k];
+        const char *at = params ? strstr(params, ai.param_names[k]) : NULL;
+        size_t len = strlen(ai.param_names[k]);
+
+        while (at && !((at[-1] == ':' || at[-1] == ',') && at[len] == '='))
+            at = strstr(at + 1, ai.param_names[k]);
+        if (at)
+            v = atoll(at + len + 1);
+        used += (size_t) snprintf(out + used, sizeof out - used, "%c%s=%lld",
+                                  k ? ',' : ':', ai.param_names[k], v);
+    }
+    if (used < ALG_LEN)
+        memcpy(alg, out, used + 1);
+}
+
 static int coll_index(const char *name)
 {
     int i;
@@ -360,7 +399,7 @@ static int parse_num(const char *s, double *v)
 static long read_csv(const char *path, const opts_t *o)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    char line[LINE_MAX_], *fl[MAX_FIELDS];
+    char line[LINE_MAX_], *fl[MAX_FIELDS], alg[ALG_LEN];
     cols_t c;
     long lineno = 0, skipped = 0;
     int n, i, comm_only;
@@ -421,12 +460,14 @@ static long read_csv(const char *path, const opts_t *o)
             skipped++;
             continue;
         }
+        snprintf(alg, sizeof alg, "%s", fl[c.alg]);
+        all_params(fl[c.coll], alg);
         ci = coll_index(fl[c.coll]);
         r.coll = ci;
         r.p = (long) p;
         r.ppn = (int) ppn;
         r.b = (long long) b;
-        r.alg = alg_index(&colls[ci], fl[c.alg]);
+        r.alg = alg_index(&colls[ci], alg);
         r.t = t;
         /* an empty or unparsable reference: the cell has none */
         r.ref = 0;
