@@ -114,7 +114,6 @@
  */
 #include "algo.h"
 
-#include "../topo/nodes.h"
 #include "../topo/torus.h"
 
 /* Rank at ring position x (mod p); order NULL: rank x. */
@@ -124,39 +123,32 @@ static int rank_at(const int *order, int x, int p)
     return order ? order[x] : x;
 }
 
-/* The ring order: NULL (rank order) unless the nodes are not consecutive
- * or sit on a torus, else the torus ring if there is one or the node order
- * (freed by the caller).  torus: the parameters torus_x and torus_y, NULL
- * for none; both: the ring runs both ways.  *x: this rank's position. */
+/* The ring order (topo/torus.h's ch4coll_ring_order), or NULL for rank
+ * order; freed by the caller.  torus: the parameters torus_x and torus_y,
+ * NULL for none; both: the ring runs both ways.  *x: this rank's
+ * position. */
 static int ring_order(const ch4coll_args_t *a, const int64_t *torus, int both,
                       int **order, int *x)
 {
     const ch4coll_locality_t *loc = a->loc;
     int p = a->size, nodes = loc ? loc->nodes : p;
-    int on_torus = torus && torus[0] > 0;
 
     *order = NULL;
     *x = a->rank;
-    if (!on_torus && (!loc || loc->consecutive))
+    if (!(torus && torus[0] > 0) && (!loc || loc->consecutive))
         return CH4COLL_OK;
     *order = ch4coll_malloc(((size_t) p + ch4coll_torus_work(nodes)) *
                             sizeof **order);
     if (!*order)
         return CH4COLL_ERR_NOMEM;
-    if (on_torus) {
-        *x = ch4coll_torus_rank_ring(p, loc ? loc->node_of : NULL, nodes, torus,
-                                     both, a->rank, *order, *order + p);
-        if (*x >= 0)
-            return CH4COLL_OK;
+    *x = ch4coll_ring_order(p, loc ? loc->node_of : NULL, nodes,
+                            !loc || loc->consecutive, torus, both, a->rank,
+                            *order, *order + p);
+    if (*x < 0) {
+        ch4coll_free(*order);
+        *order = NULL;
         *x = a->rank;
-        if (!loc || loc->consecutive) {
-            ch4coll_free(*order);
-            *order = NULL;
-            return CH4COLL_OK;
-        }
     }
-    *x = ch4coll_node_ring(p, loc->node_of, loc->nodes, a->rank, *order,
-                           *order + p);
     return CH4COLL_OK;
 }
 

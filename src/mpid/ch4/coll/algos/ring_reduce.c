@@ -459,32 +459,24 @@ static size_t order_ints(const ch4coll_args_t *a, const int64_t *params)
     return (size_t) a->size + ch4coll_torus_work(nodes);
 }
 
-/* The ring order into g->order (order_ints() ints, or NULL) and my
- * position: the torus ring if there is one, else the node order if the
- * nodes are not consecutive, else rank order. */
+/* The ring order into g->order (order_ints() ints, or NULL: rank order)
+ * and my position (topo/torus.h's ch4coll_ring_order). */
 static void ring_order(ring_t *g, int *order, const int64_t *params)
 {
     const ch4coll_locality_t *loc = g->a->loc;
-    const int64_t *torus = torus_of(params);
 
-    g->order = order;
+    g->order = NULL;
     g->x = g->rank;
     if (!order)
         return;
-    if (torus) {
-        g->x = ch4coll_torus_rank_ring(
-            g->p, loc ? loc->node_of : NULL, loc ? loc->nodes : g->p, torus,
-            g->half != HALF_NONE, g->rank, order, order + g->p);
-        if (g->x >= 0)
-            return;
+    g->x = ch4coll_ring_order(g->p, loc ? loc->node_of : NULL,
+                              loc ? loc->nodes : g->p, !loc || loc->consecutive,
+                              torus_of(params), g->half != HALF_NONE, g->rank,
+                              order, order + g->p);
+    if (g->x >= 0)
+        g->order = order;
+    else
         g->x = g->rank;
-    }
-    if (!loc || loc->consecutive) {
-        g->order = NULL;
-        return;
-    }
-    g->x = ch4coll_node_ring(g->p, loc->node_of, loc->nodes, g->rank, order,
-                             order + g->p);
 }
 
 /* Set up the state: allocations of the builder, roles of the buffers. */

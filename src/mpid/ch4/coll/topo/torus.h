@@ -61,6 +61,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nodes.h"
+
 /* The host at position i of the slice's cycle: the x line (plane = 0),
  * or the plane's rows in alternating directions, row 0 backwards when
  * full_rows_odd (the partial slice's whole rows are odd in number, so
@@ -146,6 +148,25 @@ static inline int ch4coll_torus_rank_ring(int p, const int *node_of, int nodes,
         if (i == rank)
             x = at;
     }
+    return x;
+}
+
+/* A ring algorithm's order of the ranks into order[p]: the torus ring
+ * when torus (torus_x, torus_y) is given and makes one, else the node
+ * order when the nodes are not consecutive; returns rank's position, or
+ * -1 when rank order is the ring (order untouched).  node_of NULL: one
+ * rank per node.  work: ch4coll_torus_work(nodes) ints. */
+static inline int ch4coll_ring_order(int p, const int *node_of, int nodes,
+                                     int consecutive, const int64_t *torus,
+                                     int both, int rank, int *order, int *work)
+{
+    int x = -1;
+
+    if (torus && torus[0] > 0)
+        x = ch4coll_torus_rank_ring(p, node_of, nodes, torus, both, rank, order,
+                                    work);
+    if (x < 0 && node_of && !consecutive)
+        x = ch4coll_node_ring(p, node_of, nodes, rank, order, work);
     return x;
 }
 
