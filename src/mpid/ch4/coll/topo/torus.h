@@ -52,7 +52,7 @@
  * has an odd number of rows but one (its cycle could not close with one
  * hop).
  *
- * Pure integer arithmetic; test_topo_torus.c checks every ring by brute
+ * Pure integer arithmetic; test_topo_mesh.c checks every ring by brute
  * force: each host once, neighbour hops, and the links the routes share.
  */
 #ifndef CH4COLL_TORUS_H
@@ -91,7 +91,7 @@ static inline int ch4coll_torus_ring(int n, const int64_t *dims, int *seq)
     if (dims[0] < 1 || n <= dims[0])
         return 0;
     x_len = (int) dims[0];
-    y_len = dims[1] > 1 ? (int) (dims[1] < n ? dims[1] : n) : 1;
+    y_len = dims[1] > 1 ? (int) dims[1] : 1; /* at most 4096 (registry) */
     plane = (int64_t) x_len * y_len < n;
     s = plane ? x_len * y_len : x_len;
     if (s % 2 != 0 || (plane && y_len > 1 && y_len % 2 != 0))
