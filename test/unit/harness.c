@@ -892,6 +892,32 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
     return rc;
 }
 
+int hz_node_sends(const hz_case_t *c, double *elems, char *err, size_t errlen)
+{
+    inst_t in;
+    int rc, r, v, nodes;
+
+    if (c->ppn <= 0) {
+        snprintf(err, errlen, "hz_node_sends needs nodes (ppn > 0)");
+        return -1;
+    }
+    inst_open(&in, c); /* no data: buffers stay NULL */
+    nodes = in.w.loc.nodes;
+    for (v = 0; v < nodes; v++)
+        elems[v] = 0;
+    rc = inst_build(&in, &ch4coll_model_default, NULL, err, errlen);
+    for (r = 0; rc == 0 && r < c->p; r++)
+        for (v = 0; v < in.s[r].nv; v++) {
+            const ch4coll_vtx_t *x = &in.s[r].vtx[v];
+
+            if (x->kind == CH4COLL_V_SEND &&
+                in.w.node_of[x->peer] != in.w.node_of[r])
+                elems[in.w.node_of[r]] += (double) x->count;
+        }
+    inst_close(&in);
+    return rc;
+}
+
 double hz_bound(const hz_case_t *c, const ch4coll_model_t *m)
 {
     inst_t in;

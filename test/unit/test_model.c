@@ -931,6 +931,42 @@ START_TEST(test_multi_leader_on_nodes)
 }
 END_TEST
 
+/* allreduce multi_leader turns each lane's nodes (smp_multi_leader.c,
+ * step 2): every node's link carries its share of every role of the
+ * lanes' allreduce.  p = 24 on 3 nodes of 8, 8 lanes of 8192 ints: the
+ * lanes' recursive doubling on 3 ranks (the default tree's choice for
+ * that shape) has one rank send its segment twice and two once, so a
+ * node sends 11, 11 and 10 segments, where without the turn one node
+ * sent 16 and the others 8.  Rings and other symmetric algorithms load
+ * every node alike with or without it. */
+START_TEST(test_multi_leader_lanes_turned)
+{
+    static const placement_t w[] = {{24, 8, CH4COLL_MAP_BLOCK},
+                                    {96, 8, CH4COLL_MAP_BLOCK},
+                                    {30, 4, CH4COLL_MAP_CYCLIC}};
+    size_t i;
+
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        const ch4coll_algo_t *al =
+            ch4coll_algo_find(CH4COLL_ALLREDUCE, "multi_leader");
+        hz_case_t c = {al,         NULL, w[i].p, 65536,    0,        0,
+                       HZ_INT_SUM, 0,    1,      w[i].ppn, w[i].map, NULL};
+        double e[128], lo = HUGE_VAL, hi = 0;
+        int v, nodes = (w[i].p + w[i].ppn - 1) / w[i].ppn;
+        char err[512];
+
+        ck_assert_msg(hz_node_sends(&c, e, err, sizeof err) == 0, "%s", err);
+        for (v = 0; v < nodes; v++) {
+            lo = fmin(lo, e[v]);
+            hi = fmax(hi, e[v]);
+        }
+        ck_assert_msg(lo > 0 && hi <= 1.15 * lo,
+                      "p=%d ppn=%d: the nodes send %g to %g elements", w[i].p,
+                      w[i].ppn, lo, hi);
+    }
+}
+END_TEST
+
 /* A node map out of range is an argument error, not a crash. */
 START_TEST(test_replay_bad_locality)
 {
@@ -979,6 +1015,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_replay_bad_locality);
     tcase_add_test(tc, test_multi_ring_on_nodes);
     tcase_add_test(tc, test_multi_leader_on_nodes);
+    tcase_add_test(tc, test_multi_leader_lanes_turned);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -24,7 +24,13 @@
  *      ranks' copies one after another (scratch: q - 1 segments);
  *   2  lane k's servers, one per node, allreduce segment k in place
  *      (the algorithm the selection names for that shape on N ranks,
- *      else butterfly), every lane at once;
+ *      else butterfly), every lane at once, node j at position
+ *      (j - k) mod N of lane k's allreduce: the roles an algorithm gives
+ *      its first positions (recursive doubling on a non-power of two:
+ *      the odd ones of the first 2 (N - 2^floor(lg N)) send and receive
+ *      the vector twice, the others once; N = 3: position 1) land on a
+ *      different node in each lane, and each node's link carries its
+ *      share of every role, not Q times one;
  *   3  each server sends its lanes' results to the node's other ranks,
  *      which receive them into their receive buffers.
  * Tags: lane k's step-1 messages tag k, its step-3 messages Q + k, its
@@ -47,9 +53,10 @@
  * elements: segments of 3, 2, 2 at 0, 3, 5.  Step 1: ranks 1 and 2 send
  * segment 0 to 0, ranks 0 and 2 segment 1 to 1, ranks 0 and 1 segment 2
  * to 2 (node 1 the same); rank 6 serves all three lanes and sends
- * nothing.  Step 2: lane 0 allreduces segment 0 among 0, 3, 6; lane 1
- * segment 1 among 1, 4, 6; lane 2 segment 2 among 2, 5, 6 (rank 6 takes
- * part in all three, on tags of their own).  Step 3: rank 0 sends segment
+ * nothing.  Step 2: lane 0 allreduces segment 0 among 0, 3, 6 (at
+ * positions 0, 1, 2); lane 1 segment 1 among 4, 6, 1 (node 1's server
+ * first); lane 2 segment 2 among 6, 2, 5 (rank 6 takes part in all
+ * three, on tags of their own).  Step 3: rank 0 sends segment
  * 0 to 1 and 2, rank 1 segment 1 to 0 and 2, and so on; rank 6 is done.
  *
  * bcast, the same lanes and segments, root r at node R:
@@ -156,6 +163,17 @@ static int ml_serves(const ml_t *m, int k)
     return k % m->q == m->g.idx;
 }
 
+/* Lane k's step-2 position of node j: the nodes turned by k, so that
+ * the roles an inner algorithm gives its first positions (the fold
+ * partners of a butterfly on a non-power of two, a tree's inner
+ * vertices) fall on a different node in each lane. */
+static int ml_pos(const ml_t *m, int k, int j)
+{
+    int N = m->g.nodes;
+
+    return (j - k % N + N) % N;
+}
+
 /* Step 2's shape for lane k: N ranks, segment k in place. */
 static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
 {
@@ -165,8 +183,8 @@ static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
     ia->coll = a->coll;
     ia->count = ml_len(m, k);
     ia->size = m->g.nodes;
-    ia->rank = m->g.node;
-    ia->root = m->root_node;
+    ia->rank = ml_pos(m, k, m->g.node);
+    ia->root = ml_pos(m, k, m->root_node);
     ia->inplace = a->coll == CH4COLL_ALLREDUCE ||
                   (a->coll == CH4COLL_REDUCE && m->g.node == m->root_node);
     ia->elem = a->elem;
@@ -282,7 +300,7 @@ static int ml_between_nodes(ml_t *m)
         if (ml_len(m, k) == 0 || m->g.nodes == 1)
             continue;
         for (j = 0; j < m->g.nodes; j++)
-            m->peers[j] = ch4coll_lanes_server(&m->g, j, k);
+            m->peers[ml_pos(m, k, j)] = ch4coll_lanes_server(&m->g, j, k);
         v.peers = m->peers;
         v.size = m->g.nodes;
         v.tag_base = m->tag2[k];
