@@ -892,29 +892,61 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
     return rc;
 }
 
-int hz_node_sends(const hz_case_t *c, double *elems, char *err, size_t errlen)
+/* The elements every rank sends to every peer over the built schedules,
+ * into sends[rank p + peer] (zeroed first), and the node map the case
+ * placed the ranks on into node_of[p] (NULL: not wanted). */
+static int peer_sends(const hz_case_t *c, double *sends, int *node_of,
+                      char *err, size_t errlen)
 {
     inst_t in;
-    int rc, r, v, nodes;
+    int rc, r, v;
 
-    if (c->ppn <= 0) {
-        snprintf(err, errlen, "hz_node_sends needs nodes (ppn > 0)");
-        return -1;
-    }
     inst_open(&in, c); /* no data: buffers stay NULL */
-    nodes = in.w.loc.nodes;
-    for (v = 0; v < nodes; v++)
-        elems[v] = 0;
+    for (r = 0; r < c->p * c->p; r++)
+        sends[r] = 0;
     rc = inst_build(&in, &ch4coll_model_default, NULL, err, errlen);
     for (r = 0; rc == 0 && r < c->p; r++)
         for (v = 0; v < in.s[r].nv; v++) {
             const ch4coll_vtx_t *x = &in.s[r].vtx[v];
 
-            if (x->kind == CH4COLL_V_SEND &&
-                in.w.node_of[x->peer] != in.w.node_of[r])
-                elems[in.w.node_of[r]] += (double) x->count;
+            if (x->kind == CH4COLL_V_SEND)
+                sends[r * c->p + x->peer] += (double) x->count;
         }
+    for (r = 0; node_of && r < c->p; r++)
+        node_of[r] = in.w.node_of[r];
     inst_close(&in);
+    return rc;
+}
+
+int hz_peer_sends(const hz_case_t *c, double *sends, char *err, size_t errlen)
+{
+    return peer_sends(c, sends, NULL, err, errlen);
+}
+
+int hz_node_sends(const hz_case_t *c, double *elems, char *err, size_t errlen)
+{
+    double *sends;
+    int *node_of, rc, r, q;
+
+    if (c->ppn <= 0) {
+        snprintf(err, errlen, "hz_node_sends needs nodes (ppn > 0)");
+        return -1;
+    }
+    sends = malloc((size_t) c->p * c->p * sizeof *sends);
+    node_of = malloc((size_t) c->p * sizeof *node_of);
+    rc = sends && node_of ? 0 : -1;
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = peer_sends(c, sends, node_of, err, errlen);
+    for (r = 0; rc == 0 && r < c->p; r++)
+        elems[node_of[r]] = 0;
+    for (r = 0; rc == 0 && r < c->p; r++)
+        for (q = 0; q < c->p; q++)
+            if (node_of[q] != node_of[r])
+                elems[node_of[r]] += sends[r * c->p + q];
+    free(sends);
+    free(node_of);
     return rc;
 }
 

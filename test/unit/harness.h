@@ -79,6 +79,11 @@ int hz_run_interleaved(const hz_case_t *cases, int ncases, int clones,
 int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
              double *formula, char *err, size_t errlen);
 
+/* The elements each rank sends to each peer, summed over the built
+ * schedules into sends[rank p + peer] (p * p doubles).  0, or -1 with a
+ * description in err. */
+int hz_peer_sends(const hz_case_t *c, double *sends, char *err, size_t errlen);
+
 /* The elements the ranks of each virtual node send to other nodes
  * (c->ppn > 0), summed over the built schedules into elems[node]: what
  * crosses each node's link.  0, or -1 with a description in err. */

@@ -967,6 +967,101 @@ START_TEST(test_multi_leader_lanes_turned)
 }
 END_TEST
 
+/* Hops of host a to host b on a 16 x 16 x 16 torus: the coordinate
+ * differences, each the shorter way round. */
+static void torus_hops(int a, int b, int d[3])
+{
+    int k, ca, cb, x;
+
+    for (k = 0; k < 3; k++) {
+        ca = a % 16;
+        cb = b % 16;
+        a /= 16;
+        b /= 16;
+        x = abs(ca - cb);
+        d[k] = x < 16 - x ? x : 16 - x;
+    }
+}
+
+/* The peers of a chain's sends that are no torus neighbours: 0, or one
+ * odd step (one hop in x and one in y) when odd_ok; -1 for any other. */
+static int torus_strays(const hz_case_t *c, int odd_ok)
+{
+    double *m = malloc((size_t) c->p * c->p * sizeof *m);
+    int r, q, d[3], odd = 0, far = 0;
+    char err[512];
+
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(hz_peer_sends(c, m, err, sizeof err) == 0, "%s", err);
+    for (r = 0; r < c->p; r++)
+        for (q = 0; q < c->p; q++) {
+            if (m[r * c->p + q] == 0)
+                continue;
+            torus_hops(r, q, d);
+            if (d[0] + d[1] + d[2] == 1)
+                continue;
+            if (odd_ok && d[0] == 1 && d[1] == 1 && d[2] == 0)
+                odd++;
+            else
+                far++;
+        }
+    free(m);
+    return far > 0 ? -1 : odd;
+}
+
+/* With torus_x = torus_y = 16 (SimGrid's torus) the chains run round a
+ * cycle of torus neighbours: every send goes to a neighbour host, from
+ * any root, both ways round for the bidir chains at an even p; the one-way
+ * reduce chain at the odd p = 61 takes its cycle's one odd step (a stream
+ * each way would share a link there, so bidir keeps rank order).  Rank
+ * order has far hops (p = 24 fills a line and a half). */
+START_TEST(test_chains_follow_torus)
+{
+    static const struct {
+        int coll;
+        const char *name;
+        int p;
+        int odd;
+    } w[] = {{CH4COLL_BCAST, "bidir_chain", 24, 0},
+             {CH4COLL_BCAST, "bidir_chain", 96, 0},
+             {CH4COLL_REDUCE, "bidir_chain", 24, 0},
+             {CH4COLL_REDUCE, "bidir_chain", 96, 0},
+             {CH4COLL_REDUCE, "chain", 24, 0},
+             {CH4COLL_REDUCE, "chain", 61, 1}};
+    size_t i;
+    int k, j;
+
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        const ch4coll_algo_t *al = ch4coll_algo_find(w[i].coll, w[i].name);
+        int64_t prm[CH4COLL_MAX_PARAMS], plain[CH4COLL_MAX_PARAMS];
+        int roots[3] = {0, 5, w[i].p - 1};
+
+        ck_assert_ptr_nonnull(al);
+        ch4coll_algo_default_params(al, prm);
+        ch4coll_algo_default_params(al, plain);
+        for (j = 0; j < ch4coll_algo_nparams(al); j++)
+            if (strncmp(al->params[j].name, "torus_", 6) == 0)
+                prm[j] = 16;
+        for (k = 0; k < 3; k++) {
+            hz_case_t c = {al,         prm, w[i].p, 4096, roots[k], 0,
+                           HZ_INT_SUM, 0,   1,      0,    0,        NULL};
+            int odd = torus_strays(&c, w[i].odd);
+
+            ck_assert_msg(odd >= 0 && odd <= w[i].odd, "%s %s p=%d root %d: %s",
+                          ch4coll_coll_name(w[i].coll), w[i].name, w[i].p,
+                          roots[k],
+                          odd < 0 ? "a send past the neighbours"
+                                  : "more than one odd step");
+            c.params = plain;
+            ck_assert_msg(torus_strays(&c, 0) < 0,
+                          "%s %s p=%d root %d: rank order has no far hop?",
+                          ch4coll_coll_name(w[i].coll), w[i].name, w[i].p,
+                          roots[k]);
+        }
+    }
+}
+END_TEST
+
 /* A node map out of range is an argument error, not a crash. */
 START_TEST(test_replay_bad_locality)
 {
@@ -1016,6 +1111,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_ring_on_nodes);
     tcase_add_test(tc, test_multi_leader_on_nodes);
     tcase_add_test(tc, test_multi_leader_lanes_turned);
+    tcase_add_test(tc, test_chains_follow_torus);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -12,8 +12,12 @@
  *
  * Chain.  Positions 0..p-1, data flowing from p-1 down to 0.  A
  * commutative op: position v is rank (root + v) mod p, the root at
- * position 0.  Otherwise the ranks in order (position v is rank v), so
- * that rank v folds its own chunk in front of what comes from above
+ * position 0; with the parameters torus_x, torus_y (0 = none) it is the
+ * rank v steps from the root round the torus ring of cycle.h, every hop
+ * between torus neighbours (an odd number of nodes: one odd step, whose
+ * route shares no link with the others one way round).  Otherwise the
+ * ranks in order (position v is rank v), so that rank v folds its own
+ * chunk in front of what comes from above
  * (x_v op (x_(v+1) op ...)) and rank 0 ends with x_0 op ... op x_(p-1); a
  * root elsewhere then gets each finished chunk from rank 0 (one more
  * hop, pipelined with the rest).
@@ -67,18 +71,20 @@
  * vector (ceil(n/2) elements) is reduced along the chain above, relative
  * ranks p-1, p-2, ..., 1 into the root; the second along 1, 2, ..., p-1
  * into the root (position v of that chain is relative rank p - v), each on
- * tags of its own with its own W slots.  Every middle rank of both
- * chains receives, folds and sends half the vector each way: the chain's
- * bytes and folds, over both of its ring links at once where consecutive
- * ranks are network neighbours.  p = 2: one chain.  Parameter: chunk (default
- * 16384, the best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24,
- * 2-8 MiB, but for the torus at p = 24, 8192).
- * Cost on one port and one CPU: the chain's, with K the chunks of both
- * halves, T = (p - 2 + K) t.  Scratch: W chunks of each half's chain at
- * every rank but that chain's first and a root not in place.  Restrictions:
- * commutative ops; any p, root, count; MPI_IN_PLACE at the root. Worked
- * example, p = 5, root 2, 4 elements, one element a chunk: relative ranks 0..4
- * are ranks 2, 3, 4, 0, 1.  Elements 0-1 flow 1 -> 0 -> 4 -> 3
+ * tags of its own with its own W slots.  With torus_x, torus_y the cycle
+ * is the torus ring of cycle.h, for an even number of nodes (odd: rank
+ * order, as bcast bidir_chain), so the two ways share no link.  Every middle
+ * rank of both chains receives, folds and sends half the vector each way: the
+ * chain's bytes and folds, over both of its ring links at once where
+ * consecutive ranks are network neighbours.  p = 2: one chain.  Parameter:
+ * chunk (default 16384, the best of 8, 16 and 64 KiB on SimGrid's platforms at
+ * p = 16 and 24, 2-8 MiB, but for the torus at p = 24, 8192). Cost on one port
+ * and one CPU: the chain's, with K the chunks of both halves, T = (p - 2 + K)
+ * t.  Scratch: W chunks of each half's chain at every rank but that chain's
+ * first and a root not in place.  Restrictions: commutative ops; any p, root,
+ * count; MPI_IN_PLACE at the root. Worked example, p = 5, root 2, 4 elements,
+ * one element a chunk: relative ranks 0..4 are ranks 2, 3, 4, 0, 1.  Elements
+ * 0-1 flow 1 -> 0 -> 4 -> 3
  * -> 2 (relative 4, 3, 2, 1, 0), elements 2-3 flow 3 -> 4 -> 0 -> 1 -> 2;
  * rank 0 folds its element 0 into what comes from 1 and its element 2
  * into what comes from 4, and the root folds its own into both.
@@ -88,6 +94,7 @@
 #include <math.h>
 
 #include "../topo/topo.h"
+#include "cycle.h"
 
 #define CH_SLOTS      16
 #define CH_MAX_CHUNKS ((size_t) 1 << 20)
@@ -96,7 +103,8 @@ typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     size_t base, n, K;  /* first element, elements, chunks */
-    int dir;            /* +1: position v is relative rank v; -1: p - v */
+    int dir;            /* +1: position v is step v round the cycle from
+                         * the root; -1: step -v, the way back */
     int tag0;           /* first tag */
     int ordered;        /* ranks in order: a non-commutative op */
     int v;              /* this rank's position */
@@ -120,27 +128,24 @@ static size_t ch_nchunks(size_t n, size_t bytes, int64_t chunk)
     return (n + per - 1) / per;
 }
 
-/* Relative rank of position v (v itself, or p - v on the way back). */
-static int ch_rel(const ch_t *c, int v)
-{
-    return c->dir > 0 ? v : ch4coll_rel_back(v, c->a->size);
-}
-
-static int ch_rank(const ch_t *c, int v)
+/* The rank at position v of chain c on cycle cyc, whose position xr the
+ * root holds; -1 off the chain. */
+static int ch_rank(const ch_t *c, const ch4coll_cycle_t *cyc, int xr, int v)
 {
     int p = c->a->size;
 
     if (v < 0 || v >= p)
         return -1;
-    return c->ordered ? v : (c->a->root + ch_rel(c, v)) % p;
+    return c->ordered ? v : ch4coll_cycle_at(cyc, xr + c->dir * v);
 }
 
-/* The chain of elements [base, base + n), running way dir, on tags from
- * tag0. */
+/* The chain of elements [base, base + n), running way dir round cycle
+ * cyc (a commutative op; else rank order), on tags from tag0. */
 static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    size_t base, size_t n, int dir, int tag0, int64_t chunk)
+                    const ch4coll_cycle_t *cyc, size_t base, size_t n, int dir,
+                    int tag0, int64_t chunk)
 {
-    int p = a->size, k;
+    int p = a->size, xr = ch4coll_cycle_pos(cyc, a->root), k, rel;
 
     c->s = s;
     c->a = a;
@@ -150,9 +155,10 @@ static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
     c->tag0 = tag0;
     c->K = ch_nchunks(n, a->elem.size, chunk);
     c->ordered = !a->commutative;
-    c->v = c->ordered ? a->rank : ch_rel(c, (a->rank - a->root + p) % p);
-    c->up = ch_rank(c, c->v + 1);
-    c->down = ch_rank(c, c->v - 1);
+    rel = (cyc->x - xr + p) % p;
+    c->v = c->ordered ? a->rank : dir > 0 ? rel : ch4coll_rel_back(rel, p);
+    c->up = ch_rank(c, cyc, xr, c->v + 1);
+    c->down = ch_rank(c, cyc, xr, c->v - 1);
     c->slot = -1;
     c->last_fold = -1;
     c->W = c->K < CH_SLOTS ? (int) c->K : CH_SLOTS;
@@ -256,13 +262,18 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
                          const int64_t *params)
 {
     ch_t c;
+    ch4coll_cycle_t cyc;
     size_t k, len, off;
-    int is_root = a->rank == a->root, *fold = NULL, d[1];
+    int is_root = a->rank == a->root, *fold = NULL, d[1], rc;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_chain(a, params));
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
-    ch_open(&c, s, a, 0, a->count, 1, 0, params[0]);
+    rc = ch4coll_cycle_open(&cyc, a, a->commutative ? params + 1 : NULL, 0, 0);
+    if (rc != CH4COLL_OK)
+        return rc;
+    ch_open(&c, s, a, &cyc, 0, a->count, 1, 0, params[0]);
+    ch4coll_cycle_close(&cyc); /* ch_open took its ranks */
     if (ch_slots(&c))
         c.slot = ch4coll_sched_scratch(s, (size_t) c.W *
                                               ch4coll_seg_len(c.n, c.K, 0));
@@ -317,16 +328,21 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                const int64_t *params)
 {
     ch_t c[2];
+    ch4coll_cycle_t cyc;
     size_t k, kmax = 0;
-    int nc = ch4coll_bidir_chains(a->size), j;
+    int nc = ch4coll_bidir_chains(a->size), j, rc;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_bidir_chain(a, params));
     if (!a->commutative) /* the registry allows commutative ops only */
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
+    rc = ch4coll_cycle_open(&cyc, a, params + 1, 1, 0);
+    if (rc != CH4COLL_OK)
+        return rc;
     for (j = 0; j < nc; j++) {
-        ch_open(&c[j], s, a, ch4coll_seg_off(a->count, (size_t) nc, (size_t) j),
+        ch_open(&c[j], s, a, &cyc,
+                ch4coll_seg_off(a->count, (size_t) nc, (size_t) j),
                 ch4coll_seg_len(a->count, (size_t) nc, (size_t) j),
                 j == 0 ? 1 : -1, j * CH_SLOTS, params[0]);
         if (c[j].K > kmax)
@@ -335,6 +351,7 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
             c[j].slot = ch4coll_sched_scratch(
                 s, (size_t) c[j].W * ch4coll_seg_len(c[j].n, c[j].K, 0));
     }
+    ch4coll_cycle_close(&cyc); /* ch_open took its ranks */
     /* chunk-major order: both chains advance at the same pace */
     for (k = 0; k < kmax; k++)
         for (j = 0; j < nc; j++)

@@ -51,15 +51,25 @@
  * once where consecutive ranks are network neighbours (a torus row: each
  * link carries half the chain's bytes).
  * p = 2: one chain.  Parameters: chunk (default 16384) and inflight
- * (default 4), as above: the best pair on SimGrid's three platforms at
- * p = 16 and 24, 2-8 MiB, but for the torus at p = 24 (8192 and 16).
+ * (default 4), as above: the best pair on SimGrid's fat tree and SMP
+ * hosts at 8 MiB (12288 and 2 from 512 KiB to 2 MiB, 12288 and 1 on the
+ * torus); torus_x, torus_y (0 = none): the cycle is the torus ring of
+ * cycle.h instead, from the root's place on it both ways, every hop
+ * between torus neighbours, so the two chains share no link where rank
+ * order's hops from the end of one x line to the start of the next, and
+ * from the last rank back to the first, cross other hops' links (an odd
+ * number of nodes keeps rank order: its cycle's one odd step would carry
+ * both halves).
  * Cost on one port (K chunks in all, c the largest):
  *   T = K alpha + n beta + (p - 2)(alpha + c beta), the chain's; two ports
  *   halve the first term.  Scratch: none.  Any p, root, count.
  * Worked example, p = 5, root 3, 4 bytes, chunk 1: vr 0..4 are ranks
  * 3, 4, 0, 1, 2.  Bytes 0-1 travel 3 -> 4 -> 0 -> 1 -> 2, bytes 2-3 travel
  * 3 -> 2 -> 1 -> 0 -> 4; rank 0 gets byte 0 from 4 and byte 2 from 1 and
- * passes each on the other way; each chain is 4 hops, 2 chunks.
+ * passes each on the other way; each chain is 4 hops, 2 chunks.  On a
+ * 16 x 16 torus, p = 24, root 1: the torus ring is 0 16 17 1 2 18 19 3 ...
+ * 7 8 9 ... 15; one half goes 1 -> 2 -> 18 -> ... -> 15 -> 0 -> 16 -> 17,
+ * the other 1 -> 17 -> 16 -> 0 -> 15 -> ... -> 2, each hop one link.
  *
  * ------------------------------------------------------------ allreduce
  * Parameter: group (default 4, which BG/L found best; 2 .. 1024), the
@@ -134,6 +144,7 @@
 #include <math.h>
 
 #include "algo.h"
+#include "cycle.h"
 
 #include "../topo/mesh.h"
 #include "../topo/topo.h"
@@ -268,33 +279,36 @@ static void bc_tree(bc_stream_t *st, int j, int vr, int s, const int *dims,
     }
 }
 
-/* Edges of stream st on a chain: position q's neighbours q - 1 and q + 1,
- * the way round the cycle of relative ranks that back says (0: 0, 1, ...,
- * p-1; 1: 0, p-1, ..., 1). */
-static void bc_chain(bc_stream_t *st, int q, int back, int root, int p)
+/* Edges of stream st on a chain: position q's neighbours q - 1 and q + 1
+ * of the chain that starts at the root (position xr of cycle c) and runs
+ * round the cycle forward (back 0) or backward (back 1). */
+static void bc_chain(bc_stream_t *st, const ch4coll_cycle_t *c, int xr, int q,
+                     int back)
 {
+    int dir = back ? -1 : 1;
+
     st->parent = -1;
     st->nkids = 0;
     if (q > 0)
-        st->parent =
-            ch4coll_abs(back ? ch4coll_rel_back(q - 1, p) : q - 1, root, p);
-    if (q + 1 < p)
-        st->kids[st->nkids++] =
-            ch4coll_abs(back ? ch4coll_rel_back(q + 1, p) : q + 1, root, p);
+        st->parent = ch4coll_cycle_at(c, xr + dir * (q - 1));
+    if (q + 1 < c->p)
+        st->kids[st->nkids++] = ch4coll_cycle_at(c, xr + dir * (q + 1));
 }
 
 static void bc_plan(bc_plan_t *pl, const ch4coll_args_t *a,
                     const int64_t *params)
 {
     int p = a->size, vr = ch4coll_rel(a->rank, a->root, p), j;
+    ch4coll_cycle_t ranks;
 
+    ch4coll_cycle_open(&ranks, a, NULL, 0, 0); /* rank order: no memory */
     pl->s = bc_mesh(p, params[1], pl->dims);
     for (j = 0; j < pl->s; j++) {
         bc_stream_t *st = &pl->st[j];
         bc_part(a->count, pl->s, j, &st->off, &st->len);
         st->k = bc_nchunks(st->len, params[0]);
         if (pl->s == 1) /* the chain */
-            bc_chain(st, vr, 0, a->root, p);
+            bc_chain(st, &ranks, a->root, vr, 0);
         else
             bc_tree(st, j, vr, pl->s, pl->dims, a->root, p);
     }
@@ -390,19 +404,29 @@ int ch4coll_bcast_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
 /* ====================================================== bcast bidir_chain */
 
-/* Chain 0 runs relative ranks 0, 1, ..., p-1, chain 1 the way back. */
-static void bd_plan(bc_plan_t *pl, const ch4coll_args_t *a, int64_t chunk)
+/* Chain 0 runs round the cycle (params[2..3]: the torus, cycle.h) from
+ * the root forward, chain 1 the way back. */
+static int bd_plan(bc_plan_t *pl, const ch4coll_args_t *a,
+                   const int64_t *params)
 {
-    int p = a->size, vr = ch4coll_rel(a->rank, a->root, p), j;
+    ch4coll_cycle_t c;
+    int p = a->size, xr, vr, j, rc;
 
+    rc = ch4coll_cycle_open(&c, a, params + 2, 1, 0);
+    if (rc != CH4COLL_OK)
+        return rc;
+    xr = ch4coll_cycle_pos(&c, a->root);
+    vr = (c.x - xr + p) % p;
     pl->s = ch4coll_bidir_chains(p);
     for (j = 0; j < pl->s; j++) {
         bc_stream_t *st = &pl->st[j];
 
         bc_part(a->count, pl->s, j, &st->off, &st->len);
-        st->k = bc_nchunks(st->len, chunk);
-        bc_chain(st, j ? ch4coll_rel_back(vr, p) : vr, j, a->root, p);
+        st->k = bc_nchunks(st->len, params[0]);
+        bc_chain(st, &c, xr, j ? ch4coll_rel_back(vr, p) : vr, j);
     }
+    ch4coll_cycle_close(&c);
+    return CH4COLL_OK;
 }
 
 /* Chain j's chunks on tags j BC_WINDOW + [0, BC_WINDOW). */
@@ -417,13 +441,15 @@ int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
                               const int64_t *params)
 {
     bc_plan_t pl;
+    int rc;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_bidir_chain(a, params));
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
-    bd_plan(&pl, a, params[0]);
-    bc_run(s, &pl, (size_t) params[1]);
-    return CH4COLL_OK;
+    rc = bd_plan(&pl, a, params);
+    if (rc == CH4COLL_OK)
+        bc_run(s, &pl, (size_t) params[1]);
+    return rc;
 }
 
 /* One port: the root sends all K chunks (K alpha + n beta), then the last

@@ -66,11 +66,11 @@ int ch4coll_coll_from_name(const char *name)
     return -1;
 }
 
-/* the torus the nodes sit on (topo/torus.h): the rings follow it */
+/* the torus the nodes sit on (topo/torus.h): the rings and chains follow it */
 #define TORUS_DEFS                                                             \
     {"torus_x", 0, 0, 4096,                                                    \
      "nodes at hosts 0, 1, ... of a torus this long in x, numbered x "         \
-     "fastest: the ring follows torus neighbours (0: no torus)"},              \
+     "fastest: the ring or chain follows torus neighbours (0: no torus)"},     \
     {                                                                          \
         "torus_y", 0, 0, 4096, "the torus's y extent (0: 1)"                   \
     }
@@ -231,10 +231,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_bcast_bidir_chain,
      .params = {{"chunk", 16384, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
-                {"inflight", 4, 1, 16, "chunks in flight to each child"}},
+                {"inflight", 4, 1, 16, "chunks in flight to each child"},
+                TORUS_DEFS},
      .desc = "half the message pipelined down the chain of relative ranks "
              "1..p-1, half down p-1..1, both ways round the cycle at once "
-             "(BG/L 3.1's two streams); any p",
+             "(BG/L 3.1's two streams), or round a cycle of torus "
+             "neighbours; any p",
      .cost = ch4coll_cost_bcast_bidir_chain,
      .ntags = ch4coll_ntags_bcast_bidir_chain},
     NATIVE_ROW(CH4COLL_BCAST),
@@ -329,10 +331,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_chain,
      .params = {{"chunk", 65536, 1, (int64_t) 1 << 40,
-                 "pipeline chunk in bytes"}},
-     .desc = "chain of consecutive ranks ending at the root (rank order for "
-             "non-commutative ops), pipelined in chunks, a fold at every hop "
-             "(bcast line reversed; Open MPI's pipeline reduce)",
+                 "pipeline chunk in bytes"},
+                TORUS_DEFS},
+     .desc = "chain of consecutive ranks (or of torus neighbours) ending at "
+             "the root, rank order for non-commutative ops, pipelined in "
+             "chunks, a fold at every hop (bcast line reversed; Open MPI's "
+             "pipeline reduce)",
      .cost = ch4coll_cost_reduce_chain,
      .ntags = ch4coll_ntags_reduce_chain},
     {.name = "bidir_chain",
@@ -340,11 +344,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_reduce_bidir_chain,
      .restrictions = CH4COLL_R_COMMUTATIVE,
      .params = {{"chunk", 16384, 1, (int64_t) 1 << 40,
-                 "pipeline chunk in bytes"}},
+                 "pipeline chunk in bytes"},
+                TORUS_DEFS},
      .desc = "half the vector reduced along the chain of relative ranks "
              "p-1..1 into the root, half along 1..p-1, both ways round the "
-             "cycle at once, pipelined in chunks (BG/L 3.1's two streams); "
-             "commutative",
+             "cycle (or a cycle of torus neighbours) at once, pipelined in "
+             "chunks (BG/L 3.1's two streams); commutative",
      .cost = ch4coll_cost_reduce_bidir_chain,
      .ntags = ch4coll_ntags_reduce_bidir_chain},
     {.name = "swing",

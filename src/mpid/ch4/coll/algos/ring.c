@@ -114,7 +114,7 @@
  */
 #include "algo.h"
 
-#include "../topo/torus.h"
+#include "cycle.h"
 
 /* Rank at ring position x (mod p); order NULL: rank x. */
 static int rank_at(const int *order, int x, int p)
@@ -123,33 +123,19 @@ static int rank_at(const int *order, int x, int p)
     return order ? order[x] : x;
 }
 
-/* The ring order (topo/torus.h's ch4coll_ring_order), or NULL for rank
- * order; freed by the caller.  torus: the parameters torus_x and torus_y,
- * NULL for none; both: the ring runs both ways.  *x: this rank's
- * position. */
+/* The ring order (cycle.h, the node order for nodes that are not
+ * consecutive), or NULL for rank order; freed by the caller.  torus: the
+ * parameters torus_x and torus_y, NULL for none; both: the ring runs both
+ * ways.  *x: this rank's position. */
 static int ring_order(const ch4coll_args_t *a, const int64_t *torus, int both,
                       int **order, int *x)
 {
-    const ch4coll_locality_t *loc = a->loc;
-    int p = a->size, nodes = loc ? loc->nodes : p;
+    ch4coll_cycle_t c;
+    int rc = ch4coll_cycle_open(&c, a, torus, both, 1);
 
-    *order = NULL;
-    *x = a->rank;
-    if (!(torus && torus[0] > 0) && (!loc || loc->consecutive))
-        return CH4COLL_OK;
-    *order = ch4coll_malloc(((size_t) p + ch4coll_torus_work(nodes)) *
-                            sizeof **order);
-    if (!*order)
-        return CH4COLL_ERR_NOMEM;
-    *x = ch4coll_ring_order(p, loc ? loc->node_of : NULL, nodes,
-                            !loc || loc->consecutive, torus, both, a->rank,
-                            *order, *order + p);
-    if (*x < 0) {
-        ch4coll_free(*order);
-        *order = NULL;
-        *x = a->rank;
-    }
-    return CH4COLL_OK;
+    *order = c.order;
+    *x = c.x;
+    return rc;
 }
 
 /* Step k on tag k. */
