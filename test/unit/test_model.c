@@ -983,8 +983,9 @@ static void torus_hops(int a, int b, int d[3])
     }
 }
 
-/* The peers of a chain's sends that are no torus neighbours: 0, or one
- * odd step (one hop in x and one in y) when odd_ok; -1 for any other. */
+/* The peers of a chain's sends that are no torus neighbours: the odd
+ * steps (one hop in x and one in y), at most odd_ok of them; -1 for any
+ * other or more. */
 static int torus_strays(const hz_case_t *c, int odd_ok)
 {
     double *m = malloc((size_t) c->p * c->p * sizeof *m);
@@ -1000,7 +1001,7 @@ static int torus_strays(const hz_case_t *c, int odd_ok)
             torus_hops(r, q, d);
             if (d[0] + d[1] + d[2] == 1)
                 continue;
-            if (odd_ok && d[0] == 1 && d[1] == 1 && d[2] == 0)
+            if (odd < odd_ok && d[0] == 1 && d[1] == 1 && d[2] == 0)
                 odd++;
             else
                 far++;
@@ -1011,10 +1012,10 @@ static int torus_strays(const hz_case_t *c, int odd_ok)
 
 /* With torus_x = torus_y = 16 (SimGrid's torus) the chains run round a
  * cycle of torus neighbours: every send goes to a neighbour host, from
- * any root, both ways round for the bidir chains at an even p; the one-way
- * reduce chain at the odd p = 61 takes its cycle's one odd step (a stream
- * each way would share a link there, so bidir keeps rank order).  Rank
- * order has far hops (p = 24 fills a line and a half). */
+ * any root, both ways round for the bidir chains; at the odd p = 61 the
+ * reduce chain (one way) may take its cycle's one odd step, bcast's
+ * bidir_chain that step both ways (reduce's bidir_chain keeps rank order
+ * there).  Rank order has far hops (p = 24 fills a line and a half). */
 START_TEST(test_chains_follow_torus)
 {
     static const struct {
@@ -1027,7 +1028,8 @@ START_TEST(test_chains_follow_torus)
              {CH4COLL_REDUCE, "bidir_chain", 24, 0},
              {CH4COLL_REDUCE, "bidir_chain", 96, 0},
              {CH4COLL_REDUCE, "chain", 24, 0},
-             {CH4COLL_REDUCE, "chain", 61, 1}};
+             {CH4COLL_REDUCE, "chain", 61, 1},
+             {CH4COLL_BCAST, "bidir_chain", 61, 2}};
     size_t i;
     int k, j;
 
@@ -1047,11 +1049,10 @@ START_TEST(test_chains_follow_torus)
                            HZ_INT_SUM, 0,   1,      0,    0,        NULL};
             int odd = torus_strays(&c, w[i].odd);
 
-            ck_assert_msg(odd >= 0 && odd <= w[i].odd, "%s %s p=%d root %d: %s",
-                          ch4coll_coll_name(w[i].coll), w[i].name, w[i].p,
-                          roots[k],
-                          odd < 0 ? "a send past the neighbours"
-                                  : "more than one odd step");
+            ck_assert_msg(
+                odd >= 0 && odd <= w[i].odd, "%s %s p=%d root %d: %s",
+                ch4coll_coll_name(w[i].coll), w[i].name, w[i].p, roots[k],
+                odd < 0 ? "a send past the neighbours" : "too many odd steps");
             c.params = plain;
             ck_assert_msg(torus_strays(&c, 0) < 0,
                           "%s %s p=%d root %d: rank order has no far hop?",

@@ -11,8 +11,9 @@
  * then.  With the parameters torus_x and torus_y (0 = no torus) both
  * follow the torus: every hop between neighbours, so that a stream one
  * way round gets every link to itself and two streams, one each way,
- * share none (both; an odd number of nodes gets no such cycle, and keeps
- * the order it had).
+ * share none (both: an odd number of nodes gets no such cycle and keeps
+ * the order it had; without both it gets the cycle with one odd step,
+ * topo/torus.h).
  *
  * Build-time memory only: the order array is freed by the builder
  * (ch4coll_cycle_close) before it returns.

@@ -57,9 +57,12 @@
  * cycle.h instead, from the root's place on it both ways, every hop
  * between torus neighbours, so the two chains share no link where rank
  * order's hops from the end of one x line to the start of the next, and
- * from the last rank back to the first, cross other hops' links (an odd
- * number of nodes keeps rank order: its cycle's one odd step would carry
- * both halves).
+ * from the last rank back to the first, cross other hops' links.  An odd
+ * number of nodes takes the cycle with its one odd step, whose route the
+ * way back ends on the link of the other way's last hop up a column: that
+ * one link carries both halves, as a one-way chain's would, and every
+ * other link one half (SimGrid torus, p = 61, 2 MiB: 431 us against 523
+ * in rank order with the same chunks).
  * Cost on one port (K chunks in all, c the largest):
  *   T = K alpha + n beta + (p - 2)(alpha + c beta), the chain's; two ports
  *   halve the first term.  Scratch: none.  Any p, root, count.
@@ -412,7 +415,7 @@ static int bd_plan(bc_plan_t *pl, const ch4coll_args_t *a,
     ch4coll_cycle_t c;
     int p = a->size, xr, vr, j, rc;
 
-    rc = ch4coll_cycle_open(&c, a, params + 2, 1, 0);
+    rc = ch4coll_cycle_open(&c, a, params + 2, 0, 0); /* odd steps too */
     if (rc != CH4COLL_OK)
         return rc;
     xr = ch4coll_cycle_pos(&c, a->root);
