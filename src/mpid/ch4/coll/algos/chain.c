@@ -72,19 +72,23 @@
  * ranks p-1, p-2, ..., 1 into the root; the second along 1, 2, ..., p-1
  * into the root (position v of that chain is relative rank p - v), each on
  * tags of its own with its own W slots.  With torus_x, torus_y the cycle
- * is the torus ring of cycle.h, for an even number of nodes (odd: rank
- * order, as bcast bidir_chain), so the two ways share no link.  Every middle
- * rank of both chains receives, folds and sends half the vector each way: the
- * chain's bytes and folds, over both of its ring links at once where
- * consecutive ranks are network neighbours.  p = 2: one chain.  Parameter:
- * chunk (default 16384, the best of 8, 16 and 64 KiB on SimGrid's platforms at
- * p = 16 and 24, 2-8 MiB, but for the torus at p = 24, 8192). Cost on one port
- * and one CPU: the chain's, with K the chunks of both halves, T = (p - 2 + K)
- * t.  Scratch: W chunks of each half's chain at every rank but that chain's
- * first and a root not in place.  Restrictions: commutative ops; any p, root,
- * count; MPI_IN_PLACE at the root. Worked example, p = 5, root 2, 4 elements,
- * one element a chunk: relative ranks 0..4 are ranks 2, 3, 4, 0, 1.  Elements
- * 0-1 flow 1 -> 0 -> 4 -> 3
+ * is the torus ring of cycle.h for an even number of nodes, so the two
+ * ways share no link (an odd number keeps rank order: the cycle's odd
+ * step would put both halves on one link, and bcast's gain from taking
+ * it, 431 against 523 us at p = 61, is the links'; a reduction's pace is
+ * mostly its folds').  Every middle rank of both chains receives, folds
+ * and sends half the vector each way: the chain's bytes and folds, over
+ * both of its ring links at once where consecutive ranks are network
+ * neighbours.  p = 2: one chain.  Parameter: chunk (default 16384, the
+ * best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24, 2-8
+ * MiB, but for the torus at p = 24, 8192).
+ * Cost on one port and one CPU: the chain's, with K the chunks of both
+ * halves, T = (p - 2 + K) t.  Scratch: W chunks of each half's chain at
+ * every rank but that chain's first and a root not in place.
+ * Restrictions: commutative ops; any p, root, count; MPI_IN_PLACE at the
+ * root.  Worked example, p = 5, root 2, 4 elements, one element a chunk:
+ * relative ranks 0..4 are ranks 2, 3, 4, 0, 1.  Elements 0-1 flow
+ * 1 -> 0 -> 4 -> 3
  * -> 2 (relative 4, 3, 2, 1, 0), elements 2-3 flow 3 -> 4 -> 0 -> 1 -> 2;
  * rank 0 folds its element 0 into what comes from 1 and its element 2
  * into what comes from 4, and the root folds its own into both.
