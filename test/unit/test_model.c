@@ -1029,7 +1029,10 @@ START_TEST(test_chains_follow_torus)
              {CH4COLL_REDUCE, "bidir_chain", 96, 0},
              {CH4COLL_REDUCE, "chain", 24, 0},
              {CH4COLL_REDUCE, "chain", 61, 1},
-             {CH4COLL_BCAST, "bidir_chain", 61, 2}};
+             {CH4COLL_BCAST, "bidir_chain", 61, 2},
+             {CH4COLL_BCAST, "torus_trees", 24, 0},
+             {CH4COLL_BCAST, "torus_trees", 61, 0},
+             {CH4COLL_BCAST, "torus_trees", 96, 0}};
     size_t i;
     int k, j;
 
@@ -1059,6 +1062,64 @@ START_TEST(test_chains_follow_torus)
                           ch4coll_coll_name(w[i].coll), w[i].name, w[i].p,
                           roots[k]);
         }
+    }
+}
+END_TEST
+
+/* bcast torus_trees on SimGrid's 16 x 16 torus: the two trees share no
+ * link, so no rank sends another more than one half of the message
+ * (p = 24 and 61 end in a partial x line, p = 96 fills six; roots at a
+ * line's start, inside it and at the end of the partial line).  On odd
+ * and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than one
+ * line, from every root, gives every rank the root's message. */
+START_TEST(test_torus_trees)
+{
+    static const int ps[] = {24, 61, 96}, sides[][2] = {{3, 5}, {5, 4}, {4, 3}};
+    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "torus_trees");
+    int64_t prm[CH4COLL_MAX_PARAMS];
+    char err[512];
+    size_t i, k;
+    int r, q, p;
+
+    ck_assert_ptr_nonnull(al);
+    ch4coll_algo_default_params(al, prm);
+    prm[0] = 1024; /* chunk: bytes, 4 per element */
+    prm[2] = prm[3] = 16;
+    for (i = 0; i < 3; i++) {
+        int roots[3] = {0, 5, ps[i] - 1};
+
+        for (k = 0; k < 3; k++) {
+            hz_case_t c = {al,         prm, ps[i], 4096, roots[k], 0,
+                           HZ_INT_SUM, 0,   1,     0,    0,        NULL};
+            double *m = malloc((size_t) ps[i] * ps[i] * sizeof *m), most = 0;
+
+            ck_assert_ptr_nonnull(m);
+            ck_assert_msg(hz_peer_sends(&c, m, err, sizeof err) == 0, "%s",
+                          err);
+            for (r = 0; r < ps[i] * ps[i]; r++) {
+                ck_assert_msg(m[r] <= 2048,
+                              "p=%d root %d: %d -> %d both halves", ps[i],
+                              roots[k], r / ps[i], r % ps[i]);
+                most = m[r] > most ? m[r] : most;
+            }
+            ck_assert_msg(most == 2048, "p=%d root %d: no half sent whole?",
+                          ps[i], roots[k]);
+            free(m);
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        prm[2] = sides[i][0];
+        prm[3] = sides[i][1];
+        for (p = sides[i][0] + 1; p <= sides[i][0] * sides[i][1]; p++)
+            for (q = 0; q < p; q++) {
+                hz_case_t c = {al, prm, p,          1000 + (size_t) p,
+                               q,  0,   HZ_INT_SUM, 0,
+                               1,  0,   0,          NULL};
+
+                ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
+                              "torus %d x %d p=%d root %d: %s", sides[i][0],
+                              sides[i][1], p, q, err);
+            }
     }
 }
 END_TEST
@@ -1113,6 +1174,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_leader_on_nodes);
     tcase_add_test(tc, test_multi_leader_lanes_turned);
     tcase_add_test(tc, test_chains_follow_torus);
+    tcase_add_test(tc, test_torus_trees);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

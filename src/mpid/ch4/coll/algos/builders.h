@@ -46,6 +46,7 @@ int ch4coll_ntags_barrier_dissemination(const ch4coll_args_t *,
 int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_noncommutative(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *,
                                           const int64_t *);
@@ -369,6 +370,8 @@ int ch4coll_bcast_line(ch4coll_sched_t *, const ch4coll_args_t *,
                        const int64_t *);
 int ch4coll_bcast_bidir_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                               const int64_t *);
+int ch4coll_bcast_torus_trees(ch4coll_sched_t *, const ch4coll_args_t *,
+                              const int64_t *);
 int ch4coll_allreduce_line(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgather_line(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -394,6 +397,8 @@ int ch4coll_reduce_pipelined_bintree(ch4coll_sched_t *, const ch4coll_args_t *,
 double ch4coll_cost_bcast_line(const ch4coll_args_t *, const int64_t *,
                                const ch4coll_model_t *);
 double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *,
+                                      const ch4coll_model_t *);
+double ch4coll_cost_bcast_torus_trees(const ch4coll_args_t *, const int64_t *,
                                       const ch4coll_model_t *);
 double ch4coll_cost_allreduce_line(const ch4coll_args_t *, const int64_t *,
                                    const ch4coll_model_t *);

@@ -74,6 +74,42 @@
  * 7 8 9 ... 15; one half goes 1 -> 2 -> 18 -> ... -> 15 -> 0 -> 16 -> 17,
  * the other 1 -> 17 -> 16 -> 0 -> 15 -> ... -> 2, each hop one link.
  *
+ * ------------------------------------------------------ bcast torus_trees
+ * Section 3.1's non-overlapping spanning trees, on the torus itself where
+ * the placement is known (torus_x = X, torus_y; nodes at hosts 0, 1, ...
+ * numbered x fastest, as cycle.h): with one rank per node filling more
+ * than one x line of one plane, host h at (h mod X, h / X), R lines, the
+ * last of L hosts, root at (xr, yr).  Half A of the message runs down
+ * tree A: up and down column xr from the root, and from each of its hosts
+ * along its line in +x; half B down tree B: the root hands it to column
+ * cb = xr - 1 (mod X; xr + 1 or xr itself when the root's line has no
+ * such host), up and down cb, and along every line in -x.  A whole line
+ * is a ring (its wrap-around hop included); in a partial last line the
+ * hosts the column does not reach get the half from the line below at the
+ * line's start (x = 0 for A, L - 1 for B) and pass it on the same way.
+ * A uses the +x links, B the -x links, each its own column's y links, so
+ * no link carries both halves (test_model checks it at p = 24, 61, 96 on
+ * SimGrid's 16 x 16 torus), where bidir_chain's two chains need p/2 hops
+ * to the farthest rank, the trees need max(yr, R - 1 - yr) + X: p = 96,
+ * 2 MiB, 213.9 us against 365.9 for bidir_chain round the torus (SimGrid,
+ * 12 KiB chunks, one in flight, the defaults).  Children per tree: at
+ * most three (the root in A, cb in B: up, down, along the line), two
+ * elsewhere (along the line, and up a column or into the partial line).
+ * Any other placement (one x line, several planes, several ranks on a
+ * node, no torus) runs bidir_chain's chains round the torus's cycle with
+ * the same chunk and inflight.  Cost on one port (K chunks, c the
+ * largest): T = 2 (K alpha + n beta) + (max(yr, R - 1 - yr) + X - 1)
+ * (alpha + c beta): the root sends A's chunks to three children, B's to
+ * one.  Scratch: none.  Any p, root, count.
+ * Worked example, X = 4, p = 10 (lines y = 0, 1 whole, y = 2 of L = 2
+ * hosts: 8, 9), root 5 = (1, 1): cb = 0.  A: 5 -> 1 and 5 -> 9 (column
+ * 1), 5 -> 6 -> 7 -> 4 and 1 -> 2 -> 3 -> 0 (+x round the lines), 4 -> 8
+ * (8 starts the partial line).  B: 5 -> 4 (cb), 4 -> 0 and 4 -> 8
+ * (column 0), 4 -> 7 -> 6 and 0 -> 3 -> 2 -> 1 (-x), 5 -> 9 (9, at x =
+ * L - 1, starts B's way in the partial line).  Both halves cross 4 -> 8
+ * and 5 -> 9: line 2's hosts have two links inside the set, one of them
+ * to each other.
+ *
  * ------------------------------------------------------------ allreduce
  * Parameter: group (default 4, which BG/L found best; 2 .. 1024), the
  * longest line.  The prime factors of p, largest first, are packed first
@@ -440,19 +476,30 @@ int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *a,
     return ch4coll_bidir_chains(a->size) * BC_WINDOW;
 }
 
-int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                              const int64_t *params)
+typedef int (*bc_plan_fn)(bc_plan_t *, const ch4coll_args_t *, const int64_t *);
+
+/* A builder whose parameters start with chunk and inflight: its tags, then
+ * the streams of plan, chunk by chunk. */
+static int bc_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    const int64_t *params, int ntags, bc_plan_fn plan)
 {
     bc_plan_t pl;
     int rc;
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_bcast_bidir_chain(a, params));
+    ch4coll_sched_set_ntags(s, ntags);
     if (a->count == 0 || a->size == 1)
         return CH4COLL_OK;
-    rc = bd_plan(&pl, a, params);
+    rc = plan(&pl, a, params);
     if (rc == CH4COLL_OK)
         bc_run(s, &pl, (size_t) params[1]);
     return rc;
+}
+
+int ch4coll_bcast_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                              const int64_t *params)
+{
+    return bc_build(s, a, params, ch4coll_ntags_bcast_bidir_chain(a, params),
+                    bd_plan);
 }
 
 /* One port: the root sends all K chunks (K alpha + n beta), then the last
@@ -469,6 +516,146 @@ double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *a,
     k = bc_all_chunks(n, ch4coll_bidir_chains(p), params[0], &cmax);
     return (double) k * m->alpha + (double) n * m->beta +
            (double) (p - 2) * (m->alpha + (double) cmax * m->beta);
+}
+
+/* ====================================================== bcast torus_trees */
+
+/* The hosts of a 2-D placement on the torus: n hosts at (h mod X, h / X),
+ * R rows, the last one of L hosts; the root at (xr, yr); the columns of
+ * tree A (xr) and B (cb). */
+typedef struct {
+    int X, n, R, L;
+    int xr, yr;
+    int col[2];
+} tt_shape_t;
+
+static int tt_exists(const tt_shape_t *g, int x, int y)
+{
+    return x >= 0 && x < g->X && y >= 0 && y < g->R && y * g->X + x < g->n;
+}
+
+/* The shape, or 0 when the placement is not one plane of more than one
+ * row with one rank per node (torus: torus_x, torus_y). */
+static int tt_shape(tt_shape_t *g, const ch4coll_args_t *a,
+                    const int64_t *torus)
+{
+    int64_t ylen = torus[1] > 1 ? torus[1] : 1;
+
+    if (torus[0] < 1 || (a->loc && a->loc->nodes != a->size))
+        return 0;
+    g->X = (int) torus[0];
+    g->n = a->size;
+    if (g->n <= g->X || (int64_t) g->X * ylen < g->n)
+        return 0;
+    g->R = (g->n + g->X - 1) / g->X;
+    g->L = g->n - (g->R - 1) * g->X;
+    g->xr = a->root % g->X;
+    g->yr = a->root / g->X;
+    g->col[0] = g->xr;
+    g->col[1] = (g->xr - 1 + g->X) % g->X; /* the root's -x neighbour */
+    if (!tt_exists(g, g->col[1], g->yr) || g->col[1] == g->xr)
+        g->col[1] = tt_exists(g, g->xr + 1, g->yr) ? g->xr + 1 : g->xr;
+    return 1;
+}
+
+/* The parent of host (x, y) in tree t (A = 0 runs +x, B = 1 runs -x),
+ * -1 for the root.  Column c_t's hosts take the data from their neighbour
+ * towards the root's row (c_t in the root's row from the root); every
+ * other host from its neighbour behind it in t's direction, round the
+ * row's ring in a whole row; in a partial last row (no wrap-around) the
+ * host at the row's start (x = 0 for A, L - 1 for B) takes it from the
+ * row below instead. */
+static int tt_parent(const tt_shape_t *g, int t, int x, int y)
+{
+    int c = g->col[t], d = t ? -1 : 1, partial = y == g->R - 1 && g->L < g->X;
+
+    if (x == g->xr && y == g->yr)
+        return -1;
+    if (x == c) {
+        if (y == g->yr)
+            return g->yr * g->X + g->xr;
+        return (y - (y > g->yr ? 1 : -1)) * g->X + c;
+    }
+    if (partial && x == (t ? g->L - 1 : 0))
+        return (y - 1) * g->X + x;
+    return y * g->X + (x - d + g->X) % g->X;
+}
+
+/* Stream t's edges at host h: its parent and the hosts whose parent it
+ * is (O(n) scan); 0 when more than the stream holds, which the note's
+ * count rules out. */
+static int tt_edges(bc_stream_t *st, const tt_shape_t *g, int t, int h)
+{
+    int i;
+
+    st->parent = tt_parent(g, t, h % g->X, h / g->X);
+    st->nkids = 0;
+    for (i = 0; i < g->n; i++)
+        if (tt_parent(g, t, i % g->X, i / g->X) == h) {
+            if (st->nkids == CH4COLL_MESH_MAXD)
+                return 0;
+            st->kids[st->nkids++] = i;
+        }
+    return 1;
+}
+
+/* The two trees, or bd_plan's chains where the shape has none. */
+static int tt_plan(bc_plan_t *pl, const ch4coll_args_t *a,
+                   const int64_t *params)
+{
+    tt_shape_t g;
+    int t;
+
+    if (!tt_shape(&g, a, params + 2))
+        return bd_plan(pl, a, params);
+    pl->s = 2;
+    for (t = 0; t < 2; t++) {
+        bc_stream_t *st = &pl->st[t];
+
+        bc_part(a->count, 2, t, &st->off, &st->len);
+        st->k = bc_nchunks(st->len, params[0]);
+        if (!tt_edges(st, &g, t, a->rank))
+            return CH4COLL_ERR_ARG;
+    }
+    return CH4COLL_OK;
+}
+
+/* Tree t's chunks on tags t BC_WINDOW + [0, BC_WINDOW); the chains' when
+ * they run instead (as many streams or fewer). */
+int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *a,
+                                    const int64_t *params)
+{
+    (void) params;
+    return a->size > 1 ? 2 * BC_WINDOW : BC_WINDOW;
+}
+
+int ch4coll_bcast_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                              const int64_t *params)
+{
+    return bc_build(s, a, params, ch4coll_ntags_bcast_torus_trees(a, params),
+                    tt_plan);
+}
+
+/* One port: the root sends tree A's chunks to its up to three children
+ * and B's to one, 2 K alpha + 2 n beta; then the last chunk has the
+ * deeper tree's remaining hops to go, the column's half plus a row,
+ * max(yr, R - 1 - yr) + X - 1.  Without the trees, the chains'. */
+double ch4coll_cost_bcast_torus_trees(const ch4coll_args_t *a,
+                                      const int64_t *params,
+                                      const ch4coll_model_t *m)
+{
+    tt_shape_t g;
+    size_t n = a->count, k, cmax;
+    int up;
+
+    if (n == 0 || a->size == 1)
+        return 0.0;
+    if (!tt_shape(&g, a, params + 2))
+        return ch4coll_cost_bcast_bidir_chain(a, params, m);
+    k = bc_all_chunks(n, 2, params[0], &cmax);
+    up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;
+    return 2.0 * ((double) k * m->alpha + (double) n * m->beta) +
+           (double) (up + g.X - 1) * (m->alpha + (double) cmax * m->beta);
 }
 
 double ch4coll_cost_bcast_line(const ch4coll_args_t *a, const int64_t *params,

@@ -239,6 +239,20 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "neighbours; any p",
      .cost = ch4coll_cost_bcast_bidir_chain,
      .ntags = ch4coll_ntags_bcast_bidir_chain},
+    {.name = "torus_trees",
+     .coll = CH4COLL_BCAST,
+     .build = ch4coll_bcast_torus_trees,
+     .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"},
+                {"inflight", 1, 1, 16, "chunks in flight to each child"},
+                TORUS_DEFS},
+     .desc = "half the message pipelined down each of two spanning trees of "
+             "the torus that share no link, one +x along the rows from the "
+             "root's column, one -x from the next column (BG/L 3.1), where "
+             "the ranks fill more than one x line of one plane, one per "
+             "node; else bidir_chain round the torus; any p",
+     .cost = ch4coll_cost_bcast_torus_trees,
+     .ntags = ch4coll_ntags_bcast_torus_trees},
     NATIVE_ROW(CH4COLL_BCAST),
 
     {.name = "binomial",
