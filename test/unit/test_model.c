@@ -1032,7 +1032,10 @@ START_TEST(test_chains_follow_torus)
              {CH4COLL_BCAST, "bidir_chain", 61, 2},
              {CH4COLL_BCAST, "torus_trees", 24, 0},
              {CH4COLL_BCAST, "torus_trees", 61, 0},
-             {CH4COLL_BCAST, "torus_trees", 96, 0}};
+             {CH4COLL_BCAST, "torus_trees", 96, 0},
+             {CH4COLL_REDUCE, "torus_trees", 24, 0},
+             {CH4COLL_REDUCE, "torus_trees", 61, 0},
+             {CH4COLL_REDUCE, "torus_trees", 96, 0}};
     size_t i;
     int k, j;
 
@@ -1066,60 +1069,82 @@ START_TEST(test_chains_follow_torus)
 }
 END_TEST
 
-/* bcast torus_trees on SimGrid's 16 x 16 torus: the two trees share no
- * link, so no rank sends another more than one half of the message
- * (p = 24 and 61 end in a partial x line, p = 96 fills six; roots at a
- * line's start, inside it and at the end of the partial line).  On odd
- * and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than one
- * line, from every root, gives every rank the root's message. */
+/* Set the parameter of that name (it must exist). */
+static void set_param(const ch4coll_algo_t *al, int64_t *prm, const char *name,
+                      int64_t v)
+{
+    int j;
+
+    for (j = 0; j < ch4coll_algo_nparams(al); j++)
+        if (strcmp(al->params[j].name, name) == 0) {
+            prm[j] = v;
+            return;
+        }
+    ck_abort_msg("%s has no parameter %s", al->name, name);
+}
+
+/* bcast and reduce torus_trees on SimGrid's 16 x 16 torus: the two trees
+ * share no link, so no rank sends another more than one half of the
+ * vector (p = 24 and 61 end in a partial x line, p = 96 fills six; roots
+ * at a line's start, inside it and at the end of the partial line).  On
+ * odd and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than
+ * one line, from every root, gives the right result. */
 START_TEST(test_torus_trees)
 {
-    static const int ps[] = {24, 61, 96}, sides[][2] = {{3, 5}, {5, 4}, {4, 3}};
-    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "torus_trees");
+    static const int ps[] = {24, 61, 96}, sides[][2] = {{3, 5}, {5, 4}, {4, 3}},
+                     colls[] = {CH4COLL_BCAST, CH4COLL_REDUCE};
     int64_t prm[CH4COLL_MAX_PARAMS];
     char err[512];
-    size_t i, k;
+    size_t i, k, ci;
     int r, q, p;
 
-    ck_assert_ptr_nonnull(al);
-    ch4coll_algo_default_params(al, prm);
-    prm[0] = 1024; /* chunk: bytes, 4 per element */
-    prm[2] = prm[3] = 16;
-    for (i = 0; i < 3; i++) {
-        int roots[3] = {0, 5, ps[i] - 1};
+    for (ci = 0; ci < 2; ci++) {
+        const ch4coll_algo_t *al = ch4coll_algo_find(colls[ci], "torus_trees");
 
-        for (k = 0; k < 3; k++) {
-            hz_case_t c = {al,         prm, ps[i], 4096, roots[k], 0,
-                           HZ_INT_SUM, 0,   1,     0,    0,        NULL};
-            double *m = malloc((size_t) ps[i] * ps[i] * sizeof *m), most = 0;
+        ck_assert_ptr_nonnull(al);
+        ch4coll_algo_default_params(al, prm);
+        set_param(al, prm, "chunk", 1024); /* bytes, 4 per element */
+        set_param(al, prm, "torus_x", 16);
+        set_param(al, prm, "torus_y", 16);
+        for (i = 0; i < 3; i++) {
+            int roots[3] = {0, 5, ps[i] - 1};
 
-            ck_assert_ptr_nonnull(m);
-            ck_assert_msg(hz_peer_sends(&c, m, err, sizeof err) == 0, "%s",
-                          err);
-            for (r = 0; r < ps[i] * ps[i]; r++) {
-                ck_assert_msg(m[r] <= 2048,
-                              "p=%d root %d: %d -> %d both halves", ps[i],
-                              roots[k], r / ps[i], r % ps[i]);
-                most = m[r] > most ? m[r] : most;
+            for (k = 0; k < 3; k++) {
+                hz_case_t c = {al,         prm, ps[i], 4096, roots[k], 0,
+                               HZ_INT_SUM, 0,   1,     0,    0,        NULL};
+                double *m = malloc((size_t) ps[i] * ps[i] * sizeof *m),
+                       most = 0;
+
+                ck_assert_ptr_nonnull(m);
+                ck_assert_msg(hz_peer_sends(&c, m, err, sizeof err) == 0, "%s",
+                              err);
+                for (r = 0; r < ps[i] * ps[i]; r++) {
+                    ck_assert_msg(m[r] <= 2048,
+                                  "%s p=%d root %d: %d -> %d both halves",
+                                  ch4coll_coll_name(colls[ci]), ps[i], roots[k],
+                                  r / ps[i], r % ps[i]);
+                    most = m[r] > most ? m[r] : most;
+                }
+                ck_assert_msg(most == 2048, "%s p=%d root %d: no half whole?",
+                              ch4coll_coll_name(colls[ci]), ps[i], roots[k]);
+                free(m);
             }
-            ck_assert_msg(most == 2048, "p=%d root %d: no half sent whole?",
-                          ps[i], roots[k]);
-            free(m);
         }
-    }
-    for (i = 0; i < 3; i++) {
-        prm[2] = sides[i][0];
-        prm[3] = sides[i][1];
-        for (p = sides[i][0] + 1; p <= sides[i][0] * sides[i][1]; p++)
-            for (q = 0; q < p; q++) {
-                hz_case_t c = {al, prm, p,          1000 + (size_t) p,
-                               q,  0,   HZ_INT_SUM, 0,
-                               1,  0,   0,          NULL};
+        for (i = 0; i < 3; i++) {
+            set_param(al, prm, "torus_x", sides[i][0]);
+            set_param(al, prm, "torus_y", sides[i][1]);
+            for (p = sides[i][0] + 1; p <= sides[i][0] * sides[i][1]; p++)
+                for (q = 0; q < p; q++) {
+                    hz_case_t c = {al, prm, p,          1000 + (size_t) p,
+                                   q,  0,   HZ_INT_SUM, 0,
+                                   1,  0,   0,          NULL};
 
-                ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
-                              "torus %d x %d p=%d root %d: %s", sides[i][0],
-                              sides[i][1], p, q, err);
-            }
+                    ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
+                                  "%s torus %d x %d p=%d root %d: %s",
+                                  ch4coll_coll_name(colls[ci]), sides[i][0],
+                                  sides[i][1], p, q, err);
+                }
+        }
     }
 }
 END_TEST

@@ -99,7 +99,7 @@ ch4coll_h = \
 	$(ch4coll)/topo/trees.h $(ch4coll)/topo/index.h \
 	$(ch4coll)/topo/distrib.h $(ch4coll)/topo/nodes.h \
 	$(ch4coll)/topo/circulant.h $(ch4coll)/topo/torus.h \
-	$(ch4coll)/algos/algo.h $(ch4coll)/algos/builders.h $(ch4coll)/algos/cycle.h $(ch4coll)/algos/hazard.h \
+	$(ch4coll)/algos/algo.h $(ch4coll)/algos/builders.h $(ch4coll)/algos/cycle.h $(ch4coll)/algos/torus_trees.h $(ch4coll)/algos/hazard.h \
 	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h $(ch4coll)/algos/lanes.h \
 	$(ch4coll)/algos/post.h \
 	$(ch4coll)/select/config.h $(ch4coll)/select/select.h \

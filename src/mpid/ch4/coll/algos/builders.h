@@ -47,6 +47,7 @@ int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_reduce_torus_trees(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_noncommutative(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *,
                                           const int64_t *);
@@ -120,6 +121,8 @@ int ch4coll_reduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
 int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                          const int64_t *);
 int ch4coll_reduce_bidir_chain(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_reduce_torus_trees(ch4coll_sched_t *, const ch4coll_args_t *,
                                const int64_t *);
 int ch4coll_reduce_knomial(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
@@ -293,6 +296,8 @@ double ch4coll_cost_reduce_knomial(const ch4coll_args_t *, const int64_t *,
 double ch4coll_cost_reduce_chain(const ch4coll_args_t *, const int64_t *,
                                  const ch4coll_model_t *);
 double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *, const int64_t *,
                                        const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);

@@ -1,7 +1,8 @@
 /*
  * chain.c - reduce along a chain of ranks, pipelined in chunks: the
- * reverse of bcast `line` with one stream (line.c); and bidir_chain, half
- * the vector each way round the cycle of ranks.
+ * reverse of bcast `line` with one stream (line.c); bidir_chain, half
+ * the vector each way round the cycle of ranks; and torus_trees, half up
+ * each of two link-disjoint spanning trees of the torus.
  *
  * Source: the pipelined chain of Almasi et al. (BG/L) section 3.1 run
  * backwards, with a fold at every hop (a reduction's pipeline: Sanders,
@@ -92,6 +93,34 @@
  * -> 2 (relative 4, 3, 2, 1, 0), elements 2-3 flow 3 -> 4 -> 0 -> 1 -> 2;
  * rank 0 folds its element 0 into what comes from 1 and its element 2
  * into what comes from 4, and the root folds its own into both.
+ *
+ * ------------------------------------------------------ reduce torus_trees
+ * bcast torus_trees upside down (torus_trees.h; line.c's note has the
+ * trees and a worked example): half A of the vector is folded up tree A
+ * (the x lines in -x towards the root's column, then the column towards
+ * the root), half B up tree B (+x towards column cb, then cb's column,
+ * then cb to the root), every hop between torus neighbours and no link
+ * carrying both halves, where bidir_chain's chains are p/2 hops deep.
+ * Steps, chunk k of a half at a rank with children c_0 .. c_(m-1), m <= 3:
+ * a leaf sends its own chunk to its parent (W in flight, as the chain's
+ * first rank); otherwise c_0's chunk arrives in slot w = k mod W of c_0's
+ * W slots (the root: in its receive buffer, unless in place), this rank's
+ * own is folded into it, then each other child's from its own slots, and
+ * the slot goes to the parent.  Folds run one at a time in chunk order; a
+ * slot is received into again after its send (c_0's) or its fold.  Tags:
+ * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  Any
+ * other placement runs bidir_chain's chains with the same chunk.
+ * Cost, t = alpha + c beta + c gamma (a child's chunk received and
+ * folded), K chunks of both halves: T = (max(yr, R - 1 - yr) + X - 1 +
+ * 2 K) t: the root folds three children's chunks per chunk of A and one
+ * or two per chunk of B, column cb's host in the root's line three of B.
+ * Scratch: W chunks per child (at most 3 W per tree).  Restrictions:
+ * commutative ops; any p, root, count; MPI_IN_PLACE at the root.
+ * Worked example, X = 4, p = 10, root 5 (line.c's trees): half A flows
+ * 8 -> 4 -> 7 -> 6 -> 5, 0 -> 3 -> 2 -> 1 -> 5 and 9 -> 5, so 5 folds
+ * the chunks of 6, 1 and 9 into its own; half B flows 6 -> 7 -> 4,
+ * 1 -> 2 -> 3 -> 0 -> 4, 8 -> 4, then 4 -> 5, and 9 -> 5: rank 4 folds
+ * those of 7, 0 and 8.
  */
 #include "algo.h"
 
@@ -99,6 +128,7 @@
 
 #include "../topo/topo.h"
 #include "cycle.h"
+#include "torus_trees.h"
 
 #define CH_SLOTS      16
 #define CH_MAX_CHUNKS ((size_t) 1 << 20)
@@ -328,19 +358,16 @@ int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *a,
     return ch4coll_bidir_chains(a->size) * CH_SLOTS;
 }
 
-int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                               const int64_t *params)
+/* The two chains (tags set by the caller: j CH_SLOTS + [0, W) for chain
+ * j), a commutative op, count > 0, p > 1. */
+static int bidir_chains(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                        const int64_t *params)
 {
     ch_t c[2];
     ch4coll_cycle_t cyc;
     size_t k, kmax = 0;
     int nc = ch4coll_bidir_chains(a->size), j, rc;
 
-    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_bidir_chain(a, params));
-    if (!a->commutative) /* the registry allows commutative ops only */
-        return CH4COLL_ERR_ARG;
-    if (a->count == 0 || a->size == 1)
-        return ch_alone(s, a);
     rc = ch4coll_cycle_open(&cyc, a, params + 1, 1, 0);
     if (rc != CH4COLL_OK)
         return rc;
@@ -362,6 +389,17 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
             if (k < c[j].K)
                 ch_step(&c[j], k);
     return CH4COLL_OK;
+}
+
+int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                               const int64_t *params)
+{
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_bidir_chain(a, params));
+    if (!a->commutative) /* the registry allows commutative ops only */
+        return CH4COLL_ERR_ARG;
+    if (a->count == 0 || a->size == 1)
+        return ch_alone(s, a);
+    return bidir_chains(s, a, params);
 }
 
 /* The chain's, with K the chunks of both halves: on one port a middle
@@ -386,4 +424,182 @@ double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *a,
     }
     t = ch4coll_model_msg(m, c) + c * m->gamma;
     return (a->size - 2 + (double) K) * t;
+}
+
+/* ====================================================== reduce torus_trees */
+
+/* Tree t's half at this rank: its elements, chunks, tags, edges. */
+typedef struct {
+    ch4coll_sched_t *s;
+    const ch4coll_args_t *a;
+    size_t base, n, K, clen; /* first element, elements, chunks, the largest */
+    int tag0, W;
+    int parent, nkids, kids[CH4COLL_TT_MAXKIDS];
+    int slot; /* scratch: W chunks per child, or -1 */
+    int sent[CH_SLOTS];
+    int used[CH4COLL_TT_MAXKIDS][CH_SLOTS]; /* the fold that read child i's
+                                             * slot w */
+    int last_fold;
+} tr_t;
+
+static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    const ch4coll_tt_t *g, int t, int64_t chunk)
+{
+    int i, w;
+
+    r->s = s;
+    r->a = a;
+    r->base = ch4coll_seg_off(a->count, 2, (size_t) t);
+    r->n = ch4coll_seg_len(a->count, 2, (size_t) t);
+    r->K = ch_nchunks(r->n, a->elem.size, chunk);
+    r->clen = r->K ? ch4coll_seg_len(r->n, r->K, 0) : 0;
+    r->tag0 = t * CH_SLOTS;
+    r->W = r->K < CH_SLOTS ? (int) r->K : CH_SLOTS;
+    r->parent = ch4coll_tt_parent(g, t, a->rank % g->X, a->rank / g->X);
+    r->nkids = ch4coll_tt_kids(g, t, a->rank, r->kids);
+    r->slot = -1;
+    r->last_fold = -1;
+    for (w = 0; w < CH_SLOTS; w++) {
+        r->sent[w] = -1;
+        for (i = 0; i < CH4COLL_TT_MAXKIDS; i++)
+            r->used[i][w] = -1;
+    }
+}
+
+/* Fold in into acc after dep (and the fold before: one CPU, in order). */
+static int tr_fold(tr_t *r, ch4coll_ref_t in, ch4coll_ref_t acc, size_t len,
+                   int dep)
+{
+    int d[2], n = 0;
+
+    if (dep >= 0)
+        d[n++] = dep;
+    if (r->last_fold >= 0)
+        d[n++] = r->last_fold;
+    return r->last_fold = ch4coll_sched_reduce(r->s, in, acc, len, n, d);
+}
+
+static ch4coll_ref_t tr_buf(const tr_t *r, int buf, size_t off)
+{
+    return ch4coll_ref(buf, ch4coll_eoff(r->a, off));
+}
+
+/* Child i's slot w. */
+static ch4coll_ref_t tr_slot(const tr_t *r, int i, int w)
+{
+    return tr_buf(r, r->slot,
+                  ((size_t) i * (size_t) r->W + (size_t) w) * r->clen);
+}
+
+/* Chunk k: the children's chunks folded into this rank's own, in child
+ * 0's slot w (the root: in its receive buffer), then sent to the parent;
+ * a leaf sends its own chunk (W in flight, as the chain's first rank). */
+static void tr_step(tr_t *r, size_t k)
+{
+    const ch4coll_args_t *a = r->a;
+    size_t len = ch4coll_seg_len(r->n, r->K, k),
+           off = r->base + ch4coll_seg_off(r->n, r->K, k);
+    int w = (int) (k % (size_t) r->W), tag = r->tag0 + w, root = r->parent < 0;
+    int i = 0, d[1], got;
+    ch4coll_ref_t own = tr_buf(
+                      r, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, off),
+                  acc = root ? tr_buf(r, CH4COLL_BUF_RECV, off)
+                             : tr_slot(r, 0, w);
+
+    if (r->nkids == 0) {
+        d[0] = r->sent[w];
+        r->sent[w] = ch4coll_sched_send(r->s, own, len, r->parent, tag,
+                                        ch4coll_dep1(d[0], d), d);
+        return;
+    }
+    if (!root || !a->inplace) { /* child 0 straight into the accumulator */
+        d[0] = root ? -1 : r->sent[w];
+        got = ch4coll_sched_recv(r->s, acc, len, r->kids[0], tag,
+                                 ch4coll_dep1(d[0], d), d);
+        tr_fold(r, own, acc, len, got);
+        i = 1;
+    }
+    for (; i < r->nkids; i++) {
+        d[0] = r->used[i][w];
+        got = ch4coll_sched_recv(r->s, tr_slot(r, i, w), len, r->kids[i], tag,
+                                 ch4coll_dep1(d[0], d), d);
+        r->used[i][w] = tr_fold(r, tr_slot(r, i, w), acc, len, got);
+    }
+    if (!root)
+        r->sent[w] = ch4coll_sched_send(r->s, acc, len, r->parent, tag, 1,
+                                        &r->last_fold);
+}
+
+/* Tree t's chunks on tags t CH_SLOTS + [0, W); the chains' when they run
+ * instead (two at most). */
+int ch4coll_ntags_reduce_torus_trees(const ch4coll_args_t *a,
+                                     const int64_t *params)
+{
+    (void) a;
+    (void) params;
+    return 2 * CH_SLOTS;
+}
+
+int ch4coll_reduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                               const int64_t *params)
+{
+    ch4coll_tt_t g;
+    tr_t r[2];
+    size_t k, kmax = 0;
+    int t;
+
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_torus_trees(a, params));
+    if (!a->commutative) /* the registry allows commutative ops only */
+        return CH4COLL_ERR_ARG;
+    if (a->count == 0 || a->size == 1)
+        return ch_alone(s, a);
+    if (!ch4coll_tt_open(&g, a, params + 1))
+        return bidir_chains(s, a, params);
+    for (t = 0; t < 2; t++) {
+        tr_open(&r[t], s, a, &g, t, params[0]);
+        if (r[t].nkids < 0) /* ruled out by torus_trees.h */
+            return CH4COLL_ERR_ARG;
+        if (r[t].nkids > 0 && r[t].K > 0)
+            r[t].slot = ch4coll_sched_scratch(
+                s, (size_t) r[t].nkids * (size_t) r[t].W * r[t].clen);
+        if (r[t].K > kmax)
+            kmax = r[t].K;
+    }
+    /* chunk-major order: both trees advance at the same pace */
+    for (k = 0; k < kmax; k++)
+        for (t = 0; t < 2; t++)
+            if (k < r[t].K)
+                tr_step(&r[t], k);
+    return CH4COLL_OK;
+}
+
+/* One port and one CPU, t = alpha + c beta + c gamma a child's chunk
+ * received and folded: the root of tree A takes three children's chunks
+ * per chunk of A and B's host cb one per chunk of B, 2 K t for K chunks
+ * of both halves, after the deeper tree's depth, half a column and an x
+ * line.  Without the trees, the chains'. */
+double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    ch4coll_tt_t g;
+    size_t K = 0, j, kj, len;
+    double c = 0, t;
+    int up;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    if (!ch4coll_tt_open(&g, a, params + 1))
+        return ch4coll_cost_reduce_bidir_chain(a, params, m);
+    for (j = 0; j < 2; j++) {
+        len = ch4coll_seg_len(a->count, 2, j);
+        kj = ch_nchunks(len, a->elem.size, params[0]);
+        if (kj == 0)
+            continue;
+        K += kj;
+        c = fmax(c, ch4coll_nbytes(a, ch4coll_seg_len(len, kj, 0)));
+    }
+    t = ch4coll_model_msg(m, c) + c * m->gamma;
+    up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;
+    return ((double) (up + g.X - 1) + 2.0 * (double) K) * t;
 }

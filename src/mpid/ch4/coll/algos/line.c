@@ -184,6 +184,7 @@
 
 #include "algo.h"
 #include "cycle.h"
+#include "torus_trees.h"
 
 #include "../topo/mesh.h"
 #include "../topo/topo.h"
@@ -520,93 +521,18 @@ double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *a,
 
 /* ====================================================== bcast torus_trees */
 
-/* The hosts of a 2-D placement on the torus: n hosts at (h mod X, h / X),
- * R rows, the last one of L hosts; the root at (xr, yr); the columns of
- * tree A (xr) and B (cb). */
-typedef struct {
-    int X, n, R, L;
-    int xr, yr;
-    int col[2];
-} tt_shape_t;
-
-static int tt_exists(const tt_shape_t *g, int x, int y)
-{
-    return x >= 0 && x < g->X && y >= 0 && y < g->R && y * g->X + x < g->n;
-}
-
-/* The shape, or 0 when the placement is not one plane of more than one
- * row with one rank per node (torus: torus_x, torus_y). */
-static int tt_shape(tt_shape_t *g, const ch4coll_args_t *a,
-                    const int64_t *torus)
-{
-    int64_t ylen = torus[1] > 1 ? torus[1] : 1;
-
-    if (torus[0] < 1 || (a->loc && a->loc->nodes != a->size))
-        return 0;
-    g->X = (int) torus[0];
-    g->n = a->size;
-    if (g->n <= g->X || (int64_t) g->X * ylen < g->n)
-        return 0;
-    g->R = (g->n + g->X - 1) / g->X;
-    g->L = g->n - (g->R - 1) * g->X;
-    g->xr = a->root % g->X;
-    g->yr = a->root / g->X;
-    g->col[0] = g->xr;
-    g->col[1] = (g->xr - 1 + g->X) % g->X; /* the root's -x neighbour */
-    if (!tt_exists(g, g->col[1], g->yr) || g->col[1] == g->xr)
-        g->col[1] = tt_exists(g, g->xr + 1, g->yr) ? g->xr + 1 : g->xr;
-    return 1;
-}
-
-/* The parent of host (x, y) in tree t (A = 0 runs +x, B = 1 runs -x),
- * -1 for the root.  Column c_t's hosts take the data from their neighbour
- * towards the root's row (c_t in the root's row from the root); every
- * other host from its neighbour behind it in t's direction, round the
- * row's ring in a whole row; in a partial last row (no wrap-around) the
- * host at the row's start (x = 0 for A, L - 1 for B) takes it from the
- * row below instead. */
-static int tt_parent(const tt_shape_t *g, int t, int x, int y)
-{
-    int c = g->col[t], d = t ? -1 : 1, partial = y == g->R - 1 && g->L < g->X;
-
-    if (x == g->xr && y == g->yr)
-        return -1;
-    if (x == c) {
-        if (y == g->yr)
-            return g->yr * g->X + g->xr;
-        return (y - (y > g->yr ? 1 : -1)) * g->X + c;
-    }
-    if (partial && x == (t ? g->L - 1 : 0))
-        return (y - 1) * g->X + x;
-    return y * g->X + (x - d + g->X) % g->X;
-}
-
-/* Stream t's edges at host h: its parent and the hosts whose parent it
- * is (O(n) scan); 0 when more than the stream holds, which the note's
- * count rules out. */
-static int tt_edges(bc_stream_t *st, const tt_shape_t *g, int t, int h)
-{
-    int i;
-
-    st->parent = tt_parent(g, t, h % g->X, h / g->X);
-    st->nkids = 0;
-    for (i = 0; i < g->n; i++)
-        if (tt_parent(g, t, i % g->X, i / g->X) == h) {
-            if (st->nkids == CH4COLL_MESH_MAXD)
-                return 0;
-            st->kids[st->nkids++] = i;
-        }
-    return 1;
-}
+#if CH4COLL_TT_MAXKIDS > CH4COLL_MESH_MAXD
+#error "a stream holds fewer children than a torus tree has"
+#endif
 
 /* The two trees, or bd_plan's chains where the shape has none. */
 static int tt_plan(bc_plan_t *pl, const ch4coll_args_t *a,
                    const int64_t *params)
 {
-    tt_shape_t g;
+    ch4coll_tt_t g;
     int t;
 
-    if (!tt_shape(&g, a, params + 2))
+    if (!ch4coll_tt_open(&g, a, params + 2))
         return bd_plan(pl, a, params);
     pl->s = 2;
     for (t = 0; t < 2; t++) {
@@ -614,7 +540,9 @@ static int tt_plan(bc_plan_t *pl, const ch4coll_args_t *a,
 
         bc_part(a->count, 2, t, &st->off, &st->len);
         st->k = bc_nchunks(st->len, params[0]);
-        if (!tt_edges(st, &g, t, a->rank))
+        st->parent = ch4coll_tt_parent(&g, t, a->rank % g.X, a->rank / g.X);
+        st->nkids = ch4coll_tt_kids(&g, t, a->rank, st->kids);
+        if (st->nkids < 0) /* ruled out by torus_trees.h */
             return CH4COLL_ERR_ARG;
     }
     return CH4COLL_OK;
@@ -644,13 +572,13 @@ double ch4coll_cost_bcast_torus_trees(const ch4coll_args_t *a,
                                       const int64_t *params,
                                       const ch4coll_model_t *m)
 {
-    tt_shape_t g;
+    ch4coll_tt_t g;
     size_t n = a->count, k, cmax;
     int up;
 
     if (n == 0 || a->size == 1)
         return 0.0;
-    if (!tt_shape(&g, a, params + 2))
+    if (!ch4coll_tt_open(&g, a, params + 2))
         return ch4coll_cost_bcast_bidir_chain(a, params, m);
     k = bc_all_chunks(n, 2, params[0], &cmax);
     up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;

@@ -366,6 +366,19 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "chunks (BG/L 3.1's two streams); commutative",
      .cost = ch4coll_cost_reduce_bidir_chain,
      .ntags = ch4coll_ntags_reduce_bidir_chain},
+    {.name = "torus_trees",
+     .coll = CH4COLL_REDUCE,
+     .build = ch4coll_reduce_torus_trees,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"},
+                TORUS_DEFS},
+     .desc = "half the vector folded up each of bcast torus_trees' two "
+             "spanning trees of the torus, which share no link, pipelined in "
+             "chunks (BG/L 3.1), where the ranks fill more than one x line of "
+             "one plane, one per node; else bidir_chain; commutative",
+     .cost = ch4coll_cost_reduce_torus_trees,
+     .ntags = ch4coll_ntags_reduce_torus_trees},
     {.name = "swing",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_swing,

@@ -1,0 +1,103 @@
+/*
+ * torus_trees.h - two spanning trees of a 2-D placement on a torus whose
+ * links are disjoint: tree A runs up and down the root's column and along
+ * every x line in +x, tree B up and down the next column and in -x
+ * (BG/L section 3.1's non-overlapping spanning trees on the torus
+ * itself).  line.c's bcast torus_trees sends half the message down each,
+ * chain.c's reduce torus_trees folds half the vector up each; line.c's
+ * opening note has the shapes, the partial last line and a worked
+ * example.
+ *
+ * Placement as cycle.h's (the parameters torus_x, torus_y): nodes at
+ * hosts 0, 1, ... numbered x fastest.  The trees need one rank per node
+ * (rank = host) filling more than one x line of one plane; the callers
+ * run their chains otherwise.  Pure integer arithmetic, O(1) per parent;
+ * a rank's children take an O(p) scan (ch4coll_tt_kids).
+ */
+#ifndef CH4COLL_TORUS_TREES_H
+#define CH4COLL_TORUS_TREES_H
+
+#include "algo.h"
+
+#define CH4COLL_TT_MAXKIDS 3
+
+/* The hosts of a 2-D placement on the torus: n hosts at (h mod X, h / X),
+ * R rows, the last one of L hosts; the root at (xr, yr); the columns of
+ * tree A (xr) and B (cb). */
+typedef struct {
+    int X, n, R, L;
+    int xr, yr;
+    int col[2];
+} ch4coll_tt_t;
+
+static inline int ch4coll_tt_exists(const ch4coll_tt_t *g, int x, int y)
+{
+    return x >= 0 && x < g->X && y >= 0 && y < g->R && y * g->X + x < g->n;
+}
+
+/* The shape, or 0 when the placement is not one plane of more than one
+ * row with one rank per node (torus: torus_x, torus_y). */
+static inline int ch4coll_tt_open(ch4coll_tt_t *g, const ch4coll_args_t *a,
+                                  const int64_t *torus)
+{
+    int64_t ylen = torus[1] > 1 ? torus[1] : 1;
+
+    if (torus[0] < 1 || (a->loc && a->loc->nodes != a->size))
+        return 0;
+    g->X = (int) torus[0];
+    g->n = a->size;
+    if (g->n <= g->X || (int64_t) g->X * ylen < g->n)
+        return 0;
+    g->R = (g->n + g->X - 1) / g->X;
+    g->L = g->n - (g->R - 1) * g->X;
+    g->xr = a->root % g->X;
+    g->yr = a->root / g->X;
+    g->col[0] = g->xr;
+    g->col[1] = (g->xr - 1 + g->X) % g->X; /* the root's -x neighbour */
+    if (!ch4coll_tt_exists(g, g->col[1], g->yr) || g->col[1] == g->xr)
+        g->col[1] = ch4coll_tt_exists(g, g->xr + 1, g->yr) ? g->xr + 1 : g->xr;
+    return 1;
+}
+
+/* The parent of host (x, y) in tree t (A = 0 runs +x, B = 1 runs -x),
+ * -1 for the root.  Column c_t's hosts take the data from their neighbour
+ * towards the root's row (c_t in the root's row from the root); every
+ * other host from its neighbour behind it in t's direction, round the
+ * row's ring in a whole row; in a partial last row (no wrap-around) the
+ * host at the row's start (x = 0 for A, L - 1 for B) takes it from the
+ * row below instead. */
+static inline int ch4coll_tt_parent(const ch4coll_tt_t *g, int t, int x, int y)
+{
+    int c = g->col[t], d = t ? -1 : 1, partial = y == g->R - 1 && g->L < g->X;
+
+    if (x == g->xr && y == g->yr)
+        return -1;
+    if (x == c) {
+        if (y == g->yr)
+            return g->yr * g->X + g->xr;
+        return (y - (y > g->yr ? 1 : -1)) * g->X + c;
+    }
+    if (partial && x == (t ? g->L - 1 : 0))
+        return (y - 1) * g->X + x;
+    return y * g->X + (x - d + g->X) % g->X;
+}
+
+/* The children of host h in tree t (at most CH4COLL_TT_MAXKIDS: the
+ * root in A and column cb's host in the root's line in B have three, up,
+ * down and along the line, every other host two at most); their count, or
+ * -1 were there more. */
+static inline int ch4coll_tt_kids(const ch4coll_tt_t *g, int t, int h,
+                                  int *kids)
+{
+    int i, n = 0;
+
+    for (i = 0; i < g->n; i++)
+        if (ch4coll_tt_parent(g, t, i % g->X, i / g->X) == h) {
+            if (n == CH4COLL_TT_MAXKIDS)
+                return -1;
+            kids[n++] = i;
+        }
+    return n;
+}
+
+#endif
