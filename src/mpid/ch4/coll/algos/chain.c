@@ -574,10 +574,10 @@ int ch4coll_reduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
 }
 
 /* One port and one CPU, t = alpha + c beta + c gamma a child's chunk
- * received and folded: the root of tree A takes three children's chunks
- * per chunk of A and B's host cb one per chunk of B, 2 K t for K chunks
- * of both halves, after the deeper tree's depth, half a column and an x
- * line.  Without the trees, the chains'. */
+ * received and folded: the root folds three children's chunks per chunk
+ * of A and one or two per chunk of B, about 2 K t for K chunks of both
+ * halves, after the deeper tree's depth, half a column and an x line.
+ * Without the trees, the chains'. */
 double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
