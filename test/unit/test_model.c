@@ -1035,7 +1035,9 @@ START_TEST(test_chains_follow_torus)
              {CH4COLL_BCAST, "torus_trees", 96, 0},
              {CH4COLL_REDUCE, "torus_trees", 24, 0},
              {CH4COLL_REDUCE, "torus_trees", 61, 0},
-             {CH4COLL_REDUCE, "torus_trees", 96, 0}};
+             {CH4COLL_REDUCE, "torus_trees", 96, 0},
+             {CH4COLL_ALLREDUCE, "torus_trees", 61, 0},
+             {CH4COLL_ALLREDUCE, "torus_trees", 96, 0}};
     size_t i;
     int k, j;
 
@@ -1086,19 +1088,22 @@ static void set_param(const ch4coll_algo_t *al, int64_t *prm, const char *name,
 /* bcast and reduce torus_trees on SimGrid's 16 x 16 torus: the two trees
  * share no link, so no rank sends another more than one half of the
  * vector (p = 24 and 61 end in a partial x line, p = 96 fills six; roots
- * at a line's start, inside it and at the end of the partial line).  On
- * odd and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than
- * one line, from every root, gives the right result. */
+ * at a line's start, inside it and at the end of the partial line; the
+ * allreduce sends each pair a half up and the other half down).  On odd
+ * and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than one
+ * line, from every root, gives the right result (the allreduce, whose
+ * root is its own, in place at every other p). */
 START_TEST(test_torus_trees)
 {
     static const int ps[] = {24, 61, 96}, sides[][2] = {{3, 5}, {5, 4}, {4, 3}},
-                     colls[] = {CH4COLL_BCAST, CH4COLL_REDUCE};
+                     colls[] = {CH4COLL_BCAST, CH4COLL_REDUCE,
+                                CH4COLL_ALLREDUCE};
     int64_t prm[CH4COLL_MAX_PARAMS];
     char err[512];
     size_t i, k, ci;
     int r, q, p;
 
-    for (ci = 0; ci < 2; ci++) {
+    for (ci = 0; ci < 3; ci++) {
         const ch4coll_algo_t *al = ch4coll_algo_find(colls[ci], "torus_trees");
 
         ck_assert_ptr_nonnull(al);
@@ -1106,7 +1111,7 @@ START_TEST(test_torus_trees)
         set_param(al, prm, "chunk", 1024); /* bytes, 4 per element */
         set_param(al, prm, "torus_x", 16);
         set_param(al, prm, "torus_y", 16);
-        for (i = 0; i < 3; i++) {
+        for (i = 0; colls[ci] != CH4COLL_ALLREDUCE && i < 3; i++) {
             int roots[3] = {0, 5, ps[i] - 1};
 
             for (k = 0; k < 3; k++) {
@@ -1135,9 +1140,13 @@ START_TEST(test_torus_trees)
             set_param(al, prm, "torus_y", sides[i][1]);
             for (p = sides[i][0] + 1; p <= sides[i][0] * sides[i][1]; p++)
                 for (q = 0; q < p; q++) {
-                    hz_case_t c = {al, prm, p,          1000 + (size_t) p,
-                                   q,  0,   HZ_INT_SUM, 0,
-                                   1,  0,   0,          NULL};
+                    hz_case_t c = {
+                        al,         prm,
+                        p,          1000 + (size_t) p,
+                        q,          q % 2 && colls[ci] == CH4COLL_ALLREDUCE,
+                        HZ_INT_SUM, 0,
+                        1,          0,
+                        0,          NULL};
 
                     ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
                                   "%s torus %d x %d p=%d root %d: %s",

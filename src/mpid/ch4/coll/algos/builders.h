@@ -48,6 +48,8 @@ int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_torus_trees(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_allreduce_torus_trees(const ch4coll_args_t *,
+                                        const int64_t *);
 int ch4coll_ntags_noncommutative(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_pipelined_bintree(const ch4coll_args_t *,
                                           const int64_t *);
@@ -124,6 +126,8 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *, const ch4coll_args_t *,
                                const int64_t *);
 int ch4coll_reduce_torus_trees(ch4coll_sched_t *, const ch4coll_args_t *,
                                const int64_t *);
+int ch4coll_allreduce_torus_trees(ch4coll_sched_t *, const ch4coll_args_t *,
+                                  const int64_t *);
 int ch4coll_reduce_knomial(ch4coll_sched_t *, const ch4coll_args_t *,
                            const int64_t *);
 int ch4coll_allgather_linear(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -299,6 +303,9 @@ double ch4coll_cost_reduce_bidir_chain(const ch4coll_args_t *, const int64_t *,
                                        const ch4coll_model_t *);
 double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *, const int64_t *,
                                        const ch4coll_model_t *);
+double ch4coll_cost_allreduce_torus_trees(const ch4coll_args_t *,
+                                          const int64_t *,
+                                          const ch4coll_model_t *);
 double ch4coll_cost_allgather_linear(const ch4coll_args_t *, const int64_t *,
                                      const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_linear(const ch4coll_args_t *, const int64_t *,

@@ -2,7 +2,8 @@
  * chain.c - reduce along a chain of ranks, pipelined in chunks: the
  * reverse of bcast `line` with one stream (line.c); bidir_chain, half
  * the vector each way round the cycle of ranks; and torus_trees, half up
- * each of two link-disjoint spanning trees of the torus.
+ * each of two link-disjoint spanning trees of the torus (reduce; allreduce
+ * with the result sent back down the same trees).
  *
  * Source: the pipelined chain of Almasi et al. (BG/L) section 3.1 run
  * backwards, with a fold at every hop (a reduction's pipeline: Sanders,
@@ -121,6 +122,28 @@
  * the chunks of 6, 1 and 9 into its own; half B flows 6 -> 7 -> 4,
  * 1 -> 2 -> 3 -> 0 -> 4, 8 -> 4, then 4 -> 5, and 9 -> 5: rank 4 folds
  * those of 7, 0 and 8.
+ *
+ * --------------------------------------------------- allreduce torus_trees
+ * The reduce above to the first rank of the middle x line, X floor((R -
+ * 1) / 2), so that each column's half runs up and half down; as the root
+ * finishes chunk k of a half it sends it back down that half's tree, each
+ * rank receiving it into its receive buffer (in place: after its own chunk
+ * has been read, by its first fold or, at a leaf, its send) and passing it
+ * on to its children; up on tags [0, 2 W_max), down on [2 W_max, 4 W_max),
+ * each down tag used again after its chunk W before (received, and sent to
+ * each child).  A link carries one half up and the other down (A's way up
+ * is B's way down: -x): the vector once each way, as a ring's
+ * reduce-scatter and allgather together, but over the trees' depth instead
+ * of 2 (p - 1) steps.  Any other placement runs allreduce `ring` (round
+ * the torus's cycle, pipelined in the same chunks).  Cost: the reduce's,
+ * plus the root's port sending every chunk down, 2 K (alpha + c beta).
+ * Scratch: the reduce's.  Restrictions: commutative ops; any p, count;
+ * MPI_IN_PLACE.  Worked example, X = 4, p = 10 (line.c's shape): root
+ * 4 = (0, 1), cb = 3.  Half A is folded 7 -> 6 -> 5 -> 4, 3 -> 2 -> 1 ->
+ * 0 -> 4 and 9 -> 8 -> 4, and comes back down 4 -> 5 -> 6 -> 7, 4 -> 0
+ * -> 1 -> 2 -> 3 and 4 -> 8 -> 9; half B is folded 8 -> 9 -> 5 -> 6 ->
+ * 7 -> 4 and 0 -> 1 -> 2 -> 3 -> 7, and comes back 4 -> 7 -> 6 -> 5 ->
+ * 9 -> 8 and 7 -> 3 -> 2 -> 1 -> 0.
  */
 #include "algo.h"
 
@@ -440,6 +463,9 @@ typedef struct {
     int used[CH4COLL_TT_MAXKIDS][CH_SLOTS]; /* the fold that read child i's
                                              * slot w */
     int last_fold;
+    /* allreduce: the result's way down the same tree */
+    int bgot[CH_SLOTS];
+    int bsent[CH_SLOTS][CH4COLL_TT_MAXKIDS];
 } tr_t;
 
 static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -460,9 +486,9 @@ static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
     r->slot = -1;
     r->last_fold = -1;
     for (w = 0; w < CH_SLOTS; w++) {
-        r->sent[w] = -1;
+        r->sent[w] = r->bgot[w] = -1;
         for (i = 0; i < CH4COLL_TT_MAXKIDS; i++)
-            r->used[i][w] = -1;
+            r->used[i][w] = r->bsent[w][i] = -1;
     }
 }
 
@@ -493,14 +519,15 @@ static ch4coll_ref_t tr_slot(const tr_t *r, int i, int w)
 
 /* Chunk k: the children's chunks folded into this rank's own, in child
  * 0's slot w (the root: in its receive buffer), then sent to the parent;
- * a leaf sends its own chunk (W in flight, as the chain's first rank). */
-static void tr_step(tr_t *r, size_t k)
+ * a leaf sends its own chunk (W in flight, as the chain's first rank).
+ * Returns the vertex that read this rank's own chunk (-1 at the root). */
+static int tr_step(tr_t *r, size_t k)
 {
     const ch4coll_args_t *a = r->a;
     size_t len = ch4coll_seg_len(r->n, r->K, k),
            off = r->base + ch4coll_seg_off(r->n, r->K, k);
     int w = (int) (k % (size_t) r->W), tag = r->tag0 + w, root = r->parent < 0;
-    int i = 0, d[1], got;
+    int i = 0, d[1], got, reader = -1;
     ch4coll_ref_t own = tr_buf(
                       r, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, off),
                   acc = root ? tr_buf(r, CH4COLL_BUF_RECV, off)
@@ -508,15 +535,14 @@ static void tr_step(tr_t *r, size_t k)
 
     if (r->nkids == 0) {
         d[0] = r->sent[w];
-        r->sent[w] = ch4coll_sched_send(r->s, own, len, r->parent, tag,
-                                        ch4coll_dep1(d[0], d), d);
-        return;
+        return r->sent[w] = ch4coll_sched_send(r->s, own, len, r->parent, tag,
+                                               ch4coll_dep1(d[0], d), d);
     }
     if (!root || !a->inplace) { /* child 0 straight into the accumulator */
         d[0] = root ? -1 : r->sent[w];
         got = ch4coll_sched_recv(r->s, acc, len, r->kids[0], tag,
                                  ch4coll_dep1(d[0], d), d);
-        tr_fold(r, own, acc, len, got);
+        reader = tr_fold(r, own, acc, len, got);
         i = 1;
     }
     for (; i < r->nkids; i++) {
@@ -528,6 +554,29 @@ static void tr_step(tr_t *r, size_t k)
     if (!root)
         r->sent[w] = ch4coll_sched_send(r->s, acc, len, r->parent, tag, 1,
                                         &r->last_fold);
+    return root ? -1 : reader;
+}
+
+/* Both trees at this rank, their scratch, and the chunks of the larger
+ * half; CH4COLL_ERR_ARG where a rank has more children than a stream
+ * holds (ruled out by torus_trees.h). */
+static int tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                    const ch4coll_tt_t *g, int64_t chunk, size_t *kmax)
+{
+    int t;
+
+    *kmax = 0;
+    for (t = 0; t < 2; t++) {
+        tr_open(&r[t], s, a, g, t, chunk);
+        if (r[t].nkids < 0)
+            return CH4COLL_ERR_ARG;
+        if (r[t].nkids > 0 && r[t].K > 0)
+            r[t].slot = ch4coll_sched_scratch(
+                s, (size_t) r[t].nkids * (size_t) r[t].W * r[t].clen);
+        if (r[t].K > *kmax)
+            *kmax = r[t].K;
+    }
+    return CH4COLL_OK;
 }
 
 /* Tree t's chunks on tags t CH_SLOTS + [0, W); the chains' when they run
@@ -555,16 +604,8 @@ int ch4coll_reduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return ch_alone(s, a);
     if (!ch4coll_tt_open(&g, a, params + 1))
         return bidir_chains(s, a, params);
-    for (t = 0; t < 2; t++) {
-        tr_open(&r[t], s, a, &g, t, params[0]);
-        if (r[t].nkids < 0) /* ruled out by torus_trees.h */
-            return CH4COLL_ERR_ARG;
-        if (r[t].nkids > 0 && r[t].K > 0)
-            r[t].slot = ch4coll_sched_scratch(
-                s, (size_t) r[t].nkids * (size_t) r[t].W * r[t].clen);
-        if (r[t].K > kmax)
-            kmax = r[t].K;
-    }
+    if (tr_trees(r, s, a, &g, params[0], &kmax) != CH4COLL_OK)
+        return CH4COLL_ERR_ARG;
     /* chunk-major order: both trees advance at the same pace */
     for (k = 0; k < kmax; k++)
         for (t = 0; t < 2; t++)
@@ -602,4 +643,120 @@ double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *a,
     t = ch4coll_model_msg(m, c) + c * m->gamma;
     up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;
     return ((double) (up + g.X - 1) + 2.0 * (double) K) * t;
+}
+
+/* ==================================================== allreduce torus_trees */
+
+/* The root of both trees: the first host of the middle x line, so that
+ * each column runs half the lines up and half down. */
+static int ar_root(const ch4coll_args_t *a, const int64_t *torus)
+{
+    int x = (int) torus[0], rows = (a->size + x - 1) / x;
+
+    return (rows - 1) / 2 * x;
+}
+
+/* The trees of an allreduce: a's shape rooted at ar_root, or 0 (no such
+ * placement: the ring runs). */
+static int ar_shape(ch4coll_tt_t *g, ch4coll_args_t *ra,
+                    const ch4coll_args_t *a, const int64_t *params)
+{
+    *ra = *a;
+    if (params[1] < 1)
+        return 0;
+    ra->root = ar_root(a, params + 1);
+    return ch4coll_tt_open(g, ra, params + 1);
+}
+
+/* The result's chunk k down tree r: from the parent into the receive
+ * buffer (after own_read, the vertex that read it, in place), on to the
+ * children; at the root from its last fold. */
+static void ar_down(tr_t *r, size_t k, int own_read)
+{
+    size_t len = ch4coll_seg_len(r->n, r->K, k),
+           off = r->base + ch4coll_seg_off(r->n, r->K, k);
+    int w = (int) (k % (size_t) r->W), tag = 2 * CH_SLOTS + r->tag0 + w, i,
+        d[2], n = 0, got;
+    ch4coll_ref_t res = tr_buf(r, CH4COLL_BUF_RECV, off);
+
+    if (r->parent < 0) {
+        got = r->last_fold;
+    } else {
+        if (r->a->inplace && own_read >= 0)
+            d[n++] = own_read;
+        if (r->bgot[w] >= 0)
+            d[n++] = r->bgot[w];
+        got = r->bgot[w] =
+            ch4coll_sched_recv(r->s, res, len, r->parent, tag, n, d);
+    }
+    for (i = 0; i < r->nkids; i++) {
+        n = 0;
+        d[n++] = got;
+        if (r->bsent[w][i] >= 0)
+            d[n++] = r->bsent[w][i];
+        r->bsent[w][i] =
+            ch4coll_sched_send(r->s, res, len, r->kids[i], tag, n, d);
+    }
+}
+
+/* Up the trees on tags [0, 2 CH_SLOTS), down on [2 CH_SLOTS, 4 CH_SLOTS);
+ * the ring's where it runs instead. */
+int ch4coll_ntags_allreduce_torus_trees(const ch4coll_args_t *a,
+                                        const int64_t *params)
+{
+    ch4coll_tt_t g;
+    ch4coll_args_t ra;
+
+    if (a->size > 1 && !ar_shape(&g, &ra, a, params))
+        return ch4coll_ntags_ring_reduce(a, params);
+    return 4 * CH_SLOTS;
+}
+
+int ch4coll_allreduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                                  const int64_t *params)
+{
+    ch4coll_tt_t g;
+    ch4coll_args_t ra;
+    tr_t r[2];
+    size_t k, kmax;
+    int t;
+
+    if (a->size > 1 && !ar_shape(&g, &ra, a, params))
+        return ch4coll_allreduce_ring(s, a, params);
+    ch4coll_sched_set_ntags(s, 4 * CH_SLOTS);
+    if (!a->commutative) /* the registry allows commutative ops only */
+        return CH4COLL_ERR_ARG;
+    if (a->count == 0 || a->size == 1)
+        return ch_alone(s, a);
+    if (tr_trees(r, s, &ra, &g, params[0], &kmax) != CH4COLL_OK)
+        return CH4COLL_ERR_ARG;
+    for (k = 0; k < kmax; k++)
+        for (t = 0; t < 2; t++)
+            if (k < r[t].K)
+                ar_down(&r[t], k, tr_step(&r[t], k));
+    return CH4COLL_OK;
+}
+
+/* The reduce's formula, then the result's way down: every rank
+ * receives and passes on each chunk of both halves, K (alpha + c beta)
+ * more on the root's port, pipelined behind the folds.  Without the
+ * trees, the ring's. */
+double ch4coll_cost_allreduce_torus_trees(const ch4coll_args_t *a,
+                                          const int64_t *params,
+                                          const ch4coll_model_t *m)
+{
+    ch4coll_tt_t g;
+    ch4coll_args_t ra;
+    size_t K;
+    double c;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    if (!ar_shape(&g, &ra, a, params))
+        return ch4coll_cost_allreduce_ring(a, params, m);
+    K = ch_nchunks(ch4coll_seg_len(a->count, 2, 0), a->elem.size, params[0]);
+    c = ch4coll_nbytes(
+        a, K ? ch4coll_seg_len(ch4coll_seg_len(a->count, 2, 0), K, 0) : 0);
+    return ch4coll_cost_reduce_torus_trees(&ra, params, m) +
+           2.0 * (double) K * ch4coll_model_msg(m, c);
 }

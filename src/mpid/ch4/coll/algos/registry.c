@@ -476,6 +476,20 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .desc = "reduce to node leaders, allreduce among leaders, bcast in every "
              "node, pipelined (NEC 3.4, Table 2)",
      .cost = ch4coll_cost_allreduce_smp},
+    {.name = "torus_trees",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_torus_trees,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
+                 "pipeline chunk in bytes"},
+                TORUS_DEFS},
+     .desc = "reduce torus_trees to the first rank of the middle x line, "
+             "each chunk's result sent back down the same two trees as it "
+             "is ready (BG/L 3.1), where the ranks fill more than one x "
+             "line of one plane, one per node; else the ring round the "
+             "torus, pipelined in chunks; commutative",
+     .cost = ch4coll_cost_allreduce_torus_trees,
+     .ntags = ch4coll_ntags_allreduce_torus_trees},
     {.name = "multi_leader",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_multi_leader,
