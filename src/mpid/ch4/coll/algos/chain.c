@@ -737,10 +737,9 @@ int ch4coll_allreduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
     return CH4COLL_OK;
 }
 
-/* The reduce's formula, then the result's way down: every rank
- * receives and passes on each chunk of both halves, K (alpha + c beta)
- * more on the root's port, pipelined behind the folds.  Without the
- * trees, the ring's. */
+/* The reduce's formula, then the result's way down: the root's port
+ * sends each chunk of both halves, 2 K (alpha + c beta) for K chunks of
+ * a half, pipelined behind the folds.  Without the trees, the ring's. */
 double ch4coll_cost_allreduce_torus_trees(const ch4coll_args_t *a,
                                           const int64_t *params,
                                           const ch4coll_model_t *m)
