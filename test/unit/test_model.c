@@ -107,6 +107,11 @@ static const struct {
              {CH4COLL_ALLREDUCE, "circulant", 0.50},
              {CH4COLL_ALLGATHER, "bidir_ring", 0.50},
              {CH4COLL_ALLGATHERV, "bidir_ring", 0.50},
+             {CH4COLL_ALLGATHER, "torus_2d", 0.50}, /* bidir_ring there */
+             {CH4COLL_ALLGATHERV, "torus_2d", 0.50},
+             {CH4COLL_ALLREDUCE, "torus_2d", 0.55},
+             {CH4COLL_REDUCE_SCATTER, "torus_2d", 0.50},
+             {CH4COLL_REDUCE_SCATTER_BLOCK, "torus_2d", 0.50},
              {CH4COLL_ALLREDUCE, "bidir_ring", 0.55},
              {CH4COLL_REDUCE_SCATTER, "bidir_ring", 0.50},
              {CH4COLL_REDUCE_SCATTER_BLOCK, "bidir_ring", 0.50},
@@ -1158,6 +1163,99 @@ START_TEST(test_torus_trees)
 }
 END_TEST
 
+/* The busiest directed link's bytes over a quarter of what a rank
+ * receives, (p - 1) n / 4: 1.00 is every host's four links evenly
+ * loaded, 2.00 two of them. */
+static double torus_busiest(const hz_case_t *c)
+{
+    double *m = malloc((size_t) c->p * c->p * sizeof *m), most = 0;
+    char err[512];
+    int r;
+
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(hz_peer_sends(c, m, err, sizeof err) == 0, "%s", err);
+    for (r = 0; r < c->p * c->p; r++)
+        most = m[r] > most ? m[r] : most;
+    free(m);
+    return most / ((c->p - 1) * (double) c->n / 4);
+}
+
+/* allgather(v) torus_2d on SimGrid's 16 x 16 torus: every send to a
+ * torus neighbour, and the balanced split loads the busiest link with
+ * little more than the share its end rows force (p = 96: 1.33 of a
+ * quarter; p = 61, whose partial row's end hosts have two links, 2.00; a
+ * whole torus 1.00), where bidir_ring round the torus loads two links
+ * (2.00; at p = 24 it runs, its links lighter than the trees'); on small
+ * tori, every p that fills more than one row, every split, in place or
+ * not, gives every block, and the reductions (the same trees upside
+ * down, allreduce then down again) every sum. */
+START_TEST(test_torus_2d)
+{
+    static const struct {
+        int p;
+        double most;
+    } w[] = {{24, 2.00}, {61, 2.05}, {96, 1.40}, {256, 1.07}};
+    static const int sides[][2] = {{3, 5}, {5, 4}, {4, 3}, {2, 5}, {6, 2}},
+                     colls[] = {CH4COLL_ALLGATHER, CH4COLL_ALLGATHERV,
+                                CH4COLL_ALLREDUCE, CH4COLL_REDUCE_SCATTER,
+                                CH4COLL_REDUCE_SCATTER_BLOCK},
+                     xfirst[] = {0, 1, 37, 100};
+    int64_t prm[CH4COLL_MAX_PARAMS], ring[CH4COLL_MAX_PARAMS];
+    const ch4coll_algo_t *al, *bidir;
+    char err[512];
+    size_t i, k, ci;
+    int p;
+
+    for (ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+        al = ch4coll_algo_find(colls[ci], "torus_2d");
+        bidir = ch4coll_algo_find(colls[ci], "bidir_ring");
+        ck_assert_ptr_nonnull(al);
+        ck_assert_ptr_nonnull(bidir);
+        ch4coll_algo_default_params(al, prm);
+        ch4coll_algo_default_params(bidir, ring);
+        set_param(al, prm, "torus_x", 16);
+        set_param(al, prm, "torus_y", 16);
+        set_param(bidir, ring, "torus_x", 16);
+        set_param(bidir, ring, "torus_y", 16);
+        for (i = 0; ci == 0 && i < sizeof w / sizeof w[0]; i++) {
+            hz_case_t c = {al,         prm, w[i].p, 4096, 0, 0,
+                           HZ_INT_SUM, 0,   1,      0,    0, NULL};
+            hz_case_t r = c;
+            double most = torus_busiest(&c);
+
+            r.algo = bidir;
+            r.params = ring;
+            ck_assert_msg(torus_strays(&c, 0) == 0,
+                          "p=%d: a send past the neighbours", w[i].p);
+            ck_assert_msg(most <= w[i].most,
+                          "p=%d: busiest link %.3f of a quarter (at most %.2f)",
+                          w[i].p, most, w[i].most);
+            ck_assert_msg(w[i].p % 32 != 0 || torus_busiest(&r) >= 1.99,
+                          "p=%d: the bidir ring's busiest link below 2?",
+                          w[i].p);
+        }
+        for (i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+            set_param(al, prm, "torus_x", sides[i][0]);
+            set_param(al, prm, "torus_y", sides[i][1]);
+            for (p = sides[i][0] + 1; p <= sides[i][0] * sides[i][1]; p++)
+                for (k = 0; k < 4; k++) {
+                    hz_case_t c = {
+                        al, prm,         p,          1000 + (size_t) p,
+                        0,  (int) k % 2, HZ_INT_SUM, 0,
+                        1,  0,           0,          NULL};
+
+                    set_param(al, prm, "xfirst", xfirst[k]);
+                    ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
+                                  "%s torus %d x %d p=%d xfirst %d: %s",
+                                  ch4coll_coll_name(colls[ci]), sides[i][0],
+                                  sides[i][1], p, xfirst[k], err);
+                }
+            set_param(al, prm, "xfirst", 0);
+        }
+    }
+}
+END_TEST
+
 /* A node map out of range is an argument error, not a crash. */
 START_TEST(test_replay_bad_locality)
 {
@@ -1209,6 +1307,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_leader_lanes_turned);
     tcase_add_test(tc, test_chains_follow_torus);
     tcase_add_test(tc, test_torus_trees);
+    tcase_add_test(tc, test_torus_2d);
     tcase_add_loop_test(tc, test_formula_matches_replay, 0, ch4coll_nalgos);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -54,6 +54,7 @@ ch4coll_common_c = \
 	$(ch4coll)/algos/two_tree.c \
 	$(ch4coll)/algos/circulant.c \
 	$(ch4coll)/algos/circulant_allgatherv.c \
+	$(ch4coll)/algos/torus_2d.c \
 	$(ch4coll)/select/cvar.c \
 	$(ch4coll)/select/select.c \
 	$(ch4coll)/select/tree.c \

@@ -47,6 +47,8 @@ int ch4coll_ntags_hampath(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_line(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_torus_2d(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_torus_2d_reduce(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_torus_trees(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_allreduce_torus_trees(const ch4coll_args_t *,
                                         const int64_t *);
@@ -108,6 +110,17 @@ int ch4coll_allgatherv_neighbor_exchange(ch4coll_sched_t *,
                                          const int64_t *);
 int ch4coll_allgather_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                  const int64_t *);
+int ch4coll_allreduce_torus_2d(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_reduce_scatter_torus_2d(ch4coll_sched_t *, const ch4coll_args_t *,
+                                    const int64_t *);
+int ch4coll_reduce_scatter_block_torus_2d(ch4coll_sched_t *,
+                                          const ch4coll_args_t *,
+                                          const int64_t *);
+int ch4coll_allgather_torus_2d(ch4coll_sched_t *, const ch4coll_args_t *,
+                               const int64_t *);
+int ch4coll_allgatherv_torus_2d(ch4coll_sched_t *, const ch4coll_args_t *,
+                                const int64_t *);
 int ch4coll_allgatherv_bidir_ring(ch4coll_sched_t *, const ch4coll_args_t *,
                                   const int64_t *);
 int ch4coll_allgather_multi_ring(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -279,6 +292,18 @@ double ch4coll_cost_allgatherv_neighbor_exchange(const ch4coll_args_t *,
 double ch4coll_cost_allgather_bidir_ring(const ch4coll_args_t *,
                                          const int64_t *,
                                          const ch4coll_model_t *);
+double ch4coll_cost_allreduce_torus_2d(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_torus_2d(const ch4coll_args_t *,
+                                            const int64_t *,
+                                            const ch4coll_model_t *);
+double ch4coll_cost_reduce_scatter_block_torus_2d(const ch4coll_args_t *,
+                                                  const int64_t *,
+                                                  const ch4coll_model_t *);
+double ch4coll_cost_allgather_torus_2d(const ch4coll_args_t *, const int64_t *,
+                                       const ch4coll_model_t *);
+double ch4coll_cost_allgatherv_torus_2d(const ch4coll_args_t *, const int64_t *,
+                                        const ch4coll_model_t *);
 double ch4coll_cost_allgatherv_bidir_ring(const ch4coll_args_t *,
                                           const int64_t *,
                                           const ch4coll_model_t *);

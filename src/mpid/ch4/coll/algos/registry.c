@@ -79,6 +79,30 @@ int ch4coll_coll_from_name(const char *name)
         TORUS_DEFS                                                             \
     }
 
+/* torus_2d's (torus_2d.c): the torus, the split, the links' window */
+#define TORUS_2D_PARAMS                                                        \
+    {                                                                          \
+        TORUS_DEFS,                                                            \
+            {"xfirst", 0, 0, 100,                                              \
+             "percent of every block sent x first, the rest y first (0: the "  \
+             "split that evens the busiest links, or bidir_ring where it "     \
+             "loads none less)"},                                              \
+        {                                                                      \
+            "window", 2, 0, 16,                                                \
+                "messages in flight on each link, in the order the data "      \
+                "arrive (0: all at once)"                                      \
+        }                                                                      \
+    }
+#define TORUS_2D_DESC                                                          \
+    "part of every block along its x line then every column, the rest "        \
+    "along its column then every x line, at once: all four torus links "       \
+    "(BG/L 3.1, van de Geijn), where the ranks fill more than one x line of "  \
+    "one plane, one per node; else bidir_ring round the torus"
+
+#define TORUS_2D_RS_DESC                                                       \
+    "allgather torus_2d's trees upside down, every part of every block "       \
+    "folded on its way to its owner (else bidir_ring round the torus)"
+
 /* the parameters shared by the ring reductions */
 #define RING_REDUCE_PARAMS                                                     \
     {                                                                          \
@@ -430,6 +454,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "each way; commutative",
      .cost = ch4coll_cost_allreduce_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring_reduce},
+    {.name = "torus_2d",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_torus_2d,
+     .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
+     .params = TORUS_2D_PARAMS,
+     .desc = TORUS_2D_RS_DESC " then back down the trees; commutative",
+     .cost = ch4coll_cost_allreduce_torus_2d,
+     .ntags = ch4coll_ntags_torus_2d_reduce},
     {.name = "reduce_bcast",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_reduce_bcast,
@@ -530,6 +562,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "each link direction carries half (torus links, full duplex)",
      .cost = ch4coll_cost_allgather_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "torus_2d",
+     .coll = CH4COLL_ALLGATHER,
+     .build = ch4coll_allgather_torus_2d,
+     .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_2D_PARAMS,
+     .desc = TORUS_2D_DESC,
+     .cost = ch4coll_cost_allgather_torus_2d,
+     .ntags = ch4coll_ntags_torus_2d},
     {.name = "neighbor_exchange",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_neighbor_exchange,
@@ -613,6 +653,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "irregular counts, empty halves skipped",
      .cost = ch4coll_cost_allgatherv_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring},
+    {.name = "torus_2d",
+     .coll = CH4COLL_ALLGATHERV,
+     .build = ch4coll_allgatherv_torus_2d,
+     .restrictions = CH4COLL_F_NODES,
+     .params = TORUS_2D_PARAMS,
+     .desc = TORUS_2D_DESC,
+     .cost = ch4coll_cost_allgatherv_torus_2d,
+     .ntags = ch4coll_ntags_torus_2d},
     {.name = "neighbor_exchange",
      .coll = CH4COLL_ALLGATHERV,
      .build = ch4coll_allgatherv_neighbor_exchange,
@@ -812,6 +860,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "commutative",
      .cost = ch4coll_cost_reduce_scatter_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring_reduce},
+    {.name = "torus_2d",
+     .coll = CH4COLL_REDUCE_SCATTER,
+     .build = ch4coll_reduce_scatter_torus_2d,
+     .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
+     .params = TORUS_2D_PARAMS,
+     .desc = TORUS_2D_RS_DESC "; commutative",
+     .cost = ch4coll_cost_reduce_scatter_torus_2d,
+     .ntags = ch4coll_ntags_torus_2d_reduce},
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_noncommutative,
@@ -872,6 +928,14 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "commutative",
      .cost = ch4coll_cost_reduce_scatter_block_bidir_ring,
      .ntags = ch4coll_ntags_bidir_ring_reduce},
+    {.name = "torus_2d",
+     .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
+     .build = ch4coll_reduce_scatter_block_torus_2d,
+     .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_NODES,
+     .params = TORUS_2D_PARAMS,
+     .desc = TORUS_2D_RS_DESC "; commutative",
+     .cost = ch4coll_cost_reduce_scatter_block_torus_2d,
+     .ntags = ch4coll_ntags_torus_2d_reduce},
     {.name = "noncommutative",
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_noncommutative,
