@@ -1195,7 +1195,8 @@ START_TEST(test_torus_2d)
         int p;
         double most;
     } w[] = {{24, 2.00}, {61, 2.05}, {96, 1.40}, {256, 1.07}};
-    static const int sides[][2] = {{3, 5}, {5, 4}, {4, 3}, {2, 5}, {6, 2}},
+    static const int sides[][2] = {{3, 5}, {5, 4}, {4, 3},
+                                   {2, 5}, {6, 2}, {1, 6}},
                      colls[] = {CH4COLL_ALLGATHER, CH4COLL_ALLGATHERV,
                                 CH4COLL_ALLREDUCE, CH4COLL_REDUCE_SCATTER,
                                 CH4COLL_REDUCE_SCATTER_BLOCK},
