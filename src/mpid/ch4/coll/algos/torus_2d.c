@@ -47,7 +47,10 @@
  * 2.02 against the odd ring's 4).  Where the balanced busiest link still
  * carries the bidir ring's (p - 1) / 2 blocks or more and p is even (odd
  * p has no cycle of torus neighbours), bidir_ring runs: p = 24 and 40 on
- * 16 x 16, whose partial rows' columns all cross one row's ring.
+ * 16 x 16, whose partial rows' columns all cross one row's ring.  The
+ * count knows no per-message cost: a split that leaves a part just under
+ * the eager switch pays its copies on both sides (doc/performance-log.md,
+ * allreduce at p = 96); xfirst is then the tuning file's to set.
  *
  * Cost (single-ported): the bidir ring's, every rank receiving (and for
  * the reductions folding) every other block's parts once; depth half a
