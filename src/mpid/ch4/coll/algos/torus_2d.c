@@ -319,11 +319,11 @@ static size_t td_split(size_t c, int pct, int part, size_t *n)
     return part == XFIRST ? 0 : nx;
 }
 
-/* Room for every send of a schedule: each part of each block to at most
- * TD_MAXNB neighbours, up and down. */
-static td_send_t *td_alloc(const ch4coll_args_t *a, int phases)
+/* Room for one direction's sends: each part of each block to at most
+ * TD_MAXNB neighbours. */
+static td_send_t *td_alloc(const ch4coll_args_t *a)
 {
-    return ch4coll_malloc((size_t) phases * NPARTS * a->size * TD_MAXNB *
+    return ch4coll_malloc((size_t) NPARTS * a->size * TD_MAXNB *
                           sizeof(td_send_t));
 }
 
@@ -374,7 +374,7 @@ static int ag_build(ch4coll_sched_t *s, const ch4coll_args_t *a, const td_t *t,
                     int pct, int window)
 {
     size_t own = ch4coll_blk_count(a, a->rank);
-    td_list_t l = {td_alloc(a, 1), 0};
+    td_list_t l = {td_alloc(a), 0};
 
     if (!l.v)
         return CH4COLL_ERR_NOMEM;
@@ -464,7 +464,7 @@ typedef struct {
     ch4coll_ref_t fin[NPARTS]; /* reduce_scatter in place: each result
                                 * part before the final copy */
     int *ready; /* per (part, o): o's result part final (o = me), or
-                 * this rank's input part read (o != me) */
+                 * this rank's partial sent (o != me: its input read) */
     td_list_t up, down;
 } rd_t;
 
@@ -604,8 +604,8 @@ static int rd_build(ch4coll_sched_t *s, const ch4coll_args_t *a, const td_t *t,
 
     r.in = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
     r.ready = ch4coll_malloc((size_t) NPARTS * a->size * sizeof *r.ready);
-    r.up.v = td_alloc(a, 1);
-    r.down.v = all ? td_alloc(a, 1) : NULL;
+    r.up.v = td_alloc(a);
+    r.down.v = all ? td_alloc(a) : NULL;
     if (!r.up.v || !r.ready || (all && !r.down.v)) {
         rc = CH4COLL_ERR_NOMEM;
         goto free_lists;
