@@ -34,6 +34,23 @@ static inline size_t ch4coll_blk_displ(const ch4coll_args_t *a, int i)
     return a->displs ? a->displs[i] : (size_t) i * a->count;
 }
 
+/* allgather(v) not in place: the rank's own block from the send buffer
+ * into its place in the receive buffer (nothing when it is empty); the
+ * copy's vertex, or -1. */
+static inline int ch4coll_copy_own_block(ch4coll_sched_t *s,
+                                         const ch4coll_args_t *a)
+{
+    size_t own = ch4coll_blk_count(a, a->rank);
+
+    if (a->inplace || own == 0)
+        return -1;
+    return ch4coll_sched_copy(
+        s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+        ch4coll_ref(CH4COLL_BUF_RECV,
+                    ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
+        own, 0, NULL);
+}
+
 /* Tag counts (ch4coll_ntags_fn) of the builders that use more than one. */
 int ch4coll_ntags_alltoall_permuted(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_binary_blocks(const ch4coll_args_t *, const int64_t *);

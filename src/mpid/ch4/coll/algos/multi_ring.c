@@ -233,7 +233,6 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
 {
     mr_t m;
     int rc = mr_open(&m, s, a), l, t, q, *got;
-    size_t own = ch4coll_blk_count(a, a->rank);
 
     if (rc != CH4COLL_OK)
         return rc;
@@ -244,12 +243,7 @@ static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a)
         return CH4COLL_ERR_NOMEM;
     }
     ch4coll_sched_set_ntags(s, (2 * m.g.nodes - 1) * m.g.lanes);
-    if (!a->inplace && own > 0)
-        ch4coll_sched_copy(
-            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ch4coll_ref(CH4COLL_BUF_RECV,
-                        ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
-            own, 0, NULL);
+    ch4coll_copy_own_block(s, a);
     q = ch4coll_lanes_size(&m.g, m.g.node);
     for (t = -1; t < m.g.nodes - 1; t++) {
         mr_node_recvs(&m, t);

@@ -198,17 +198,12 @@ static void ring_stream(ch4coll_sched_t *s, const ch4coll_args_t *a,
 static int allgather_ring(ch4coll_sched_t *s, const ch4coll_args_t *a,
                           const int64_t *params, int both)
 {
-    int p = a->size, rank = a->rank, x, *order, rc;
-    size_t own = ch4coll_blk_count(a, rank);
+    int p = a->size, x, *order, rc;
 
     rc = ring_order(a, params, both, &order, &x);
     if (rc != CH4COLL_OK)
         return rc;
-    if (!a->inplace && own > 0)
-        ch4coll_sched_copy(
-            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ch4coll_ref(CH4COLL_BUF_RECV, ch4coll_blk_displ(a, rank)), own, 0,
-            NULL);
+    ch4coll_copy_own_block(s, a);
     ring_stream(s, a, order, x, +1, both ? LO : WHOLE, 0);
     if (both)
         ring_stream(s, a, order, x, -1, HI, p - 1);
@@ -583,15 +578,9 @@ static int allgather_ne(ch4coll_sched_t *s, const ch4coll_args_t *a,
     ne_t n = {s,    a,    NULL, p,  p / 2,           p % 2,
               NULL, NULL, NULL, -1, (int) params[0], 0,
               {0}};
-    size_t own = ch4coll_blk_count(a, a->rank);
 
     if (p == 1) {
-        if (!a->inplace && own > 0)
-            ch4coll_sched_copy(
-                s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                ch4coll_ref(CH4COLL_BUF_RECV,
-                            ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
-                own, 0, NULL);
+        ch4coll_copy_own_block(s, a);
         return CH4COLL_OK;
     }
     rc = ring_order(a, NULL, 0, &order, &x);

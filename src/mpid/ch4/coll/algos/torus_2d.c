@@ -373,17 +373,11 @@ static int td_open(td_t *t, const ch4coll_args_t *a, const int64_t *params)
 static int ag_build(ch4coll_sched_t *s, const ch4coll_args_t *a, const td_t *t,
                     int pct, int window)
 {
-    size_t own = ch4coll_blk_count(a, a->rank);
     td_list_t l = {td_alloc(a), 0};
 
     if (!l.v)
         return CH4COLL_ERR_NOMEM;
-    if (!a->inplace && own > 0)
-        ch4coll_sched_copy(
-            s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ch4coll_ref(CH4COLL_BUF_RECV,
-                        ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank))),
-            own, 0, NULL);
+    ch4coll_copy_own_block(s, a);
     ag_parts(s, a, t, pct, &l);
     td_sends(s, t, a->rank, &l, window, NULL);
     ch4coll_free(l.v);
