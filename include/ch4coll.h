@@ -37,14 +37,17 @@ CH4COLL_API const char *ch4coll_version(void);
 CH4COLL_API void ch4coll_get_stats(ch4coll_stats_t *out);
 
 /* The algorithm catalog: entries 0 .. ch4coll_algorithm_count()-1. */
+#define CH4COLL_ALGORITHM_MAX_PARAMS 8 /* room for nparams */
 typedef struct {
     const char *collective; /* "allreduce" */
     const char *name;       /* "recursive_doubling" */
     const char *description;
     int commutative_only;
     int nparams;
-    const char *param_names[4];
-    int64_t param_defaults[4], param_min[4], param_max[4];
+    const char *param_names[CH4COLL_ALGORITHM_MAX_PARAMS];
+    int64_t param_defaults[CH4COLL_ALGORITHM_MAX_PARAMS];
+    int64_t param_min[CH4COLL_ALGORITHM_MAX_PARAMS];
+    int64_t param_max[CH4COLL_ALGORITHM_MAX_PARAMS];
     int node_aware; /* follows the node map (smp, node_ring, ...) */
 } ch4coll_algorithm_info_t;
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "topo/mesh.h"
+#include "topo/packing.h"
 #include "topo/torus.h"
 #include "unit.h"
 
@@ -403,6 +404,71 @@ START_TEST(test_torus_examples)
 }
 END_TEST
 
+/* One placement's trees: k of them (want, or the fewest links any node
+ * has, capped at CH4COLL_PACKING_MAXK, when want is 0), every parent a
+ * torus neighbour, every node reaching the root, no directed link in two
+ * trees. */
+static void packing_check(int n, int x, int y, int root, int want)
+{
+    int d[3] = {x, y > 0 ? y : 1, 1 << 20}; /* no wrap in z */
+    int least = ch4coll_packing_degree(n, x, y), t, v, w, hops;
+    ch4coll_packing_t pk;
+    int *owner = calloc((size_t) n * (size_t) n, sizeof *owner);
+
+    ck_assert_ptr_nonnull(owner);
+    ck_assert_int_eq(ch4coll_packing_build(&pk, n, x, y, root, 4), 0);
+    if (!want)
+        want = least < CH4COLL_PACKING_MAXK ? least : CH4COLL_PACKING_MAXK;
+    ck_assert_msg(pk.k == want, "%d x %d n=%d root %d: %d trees, want %d", x, y,
+                  n, root, pk.k, want);
+    for (t = 0; t < pk.k; t++)
+        for (v = 0; v < n; v++) {
+            const int *parent = pk.parent + (size_t) t * (size_t) n;
+
+            ck_assert((parent[v] < 0) == (v == root));
+            if (v == root)
+                continue;
+            ck_assert_msg(torus_hops(parent[v], v, d) == 1,
+                          "%d x %d n=%d tree %d: %d -> %d no neighbours", x, y,
+                          n, t, parent[v], v);
+            ck_assert_msg(owner[parent[v] * n + v]++ == 0,
+                          "%d x %d n=%d: %d -> %d in two trees", x, y, n,
+                          parent[v], v);
+            for (w = v, hops = 0; parent[w] >= 0 && hops <= n; hops++)
+                w = parent[w];
+            ck_assert_msg(w == root, "%d x %d n=%d tree %d: %d cut off", x, y,
+                          n, t, v);
+        }
+    ch4coll_packing_free(&pk);
+    free(owner);
+}
+
+/* Edmonds' count on SimGrid's 16 x 16 torus: 2 with a partial x line or
+ * one whole line, 3 for whole lines or a plane but one host (the y ring
+ * closes), 4 for the whole plane; every
+ * placement of small tori, 2- and 3-D, from a spread of roots, as many
+ * trees as the fewest links (those placements' cut bound). */
+START_TEST(test_packing)
+{
+    static const int ps[][2] = {{16, 2}, {24, 2},  {61, 2}, {32, 3},
+                                {96, 3}, {255, 3}, {256, 4}};
+    static const int sides[][2] = {{3, 5}, {4, 4}, {5, 2}, {2, 3},
+                                   {6, 1}, {4, 3}, {1, 4}};
+    size_t i;
+    int n, r;
+
+    for (i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        for (r = 0; r < ps[i][0]; r += 7)
+            packing_check(ps[i][0], 16, 16, r, ps[i][1]);
+    for (i = 0; i < sizeof sides / sizeof sides[0]; i++)
+        for (n = 2; n <= 3 * sides[i][0] * sides[i][1]; n++)
+            for (r = 0; r < n; r += 1 + n / 4)
+                packing_check(n, sides[i][0], sides[i][1], r, 0);
+    ck_assert_int_eq(ch4coll_packing_degree(1, 16, 16), 0);
+    ck_assert_int_eq(ch4coll_packing_degree(96, 16, 16), 3);
+}
+END_TEST
+
 /* =============================================================== main */
 
 static Suite *topo_mesh_suite(void)
@@ -418,6 +484,7 @@ static Suite *topo_mesh_suite(void)
     tcase_add_test(tc, test_mesh_cycle_brute);
     tcase_add_test(tc, test_torus_ring);
     tcase_add_test(tc, test_torus_examples);
+    tcase_add_test(tc, test_packing);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,6 +14,7 @@ ch4coll_common_c = \
 	$(ch4coll)/util/util.c \
 	$(ch4coll)/host/progress.c \
 	$(ch4coll)/topo/circulant.c \
+	$(ch4coll)/topo/packing.c \
 	$(ch4coll)/sched/sched.c \
 	$(ch4coll)/sched/kernels.c \
 	$(ch4coll)/algos/registry.c \
@@ -99,7 +100,7 @@ ch4coll_h = \
 	$(ch4coll)/topo/topo.h $(ch4coll)/topo/mesh.h $(ch4coll)/topo/blocks.h \
 	$(ch4coll)/topo/trees.h $(ch4coll)/topo/index.h \
 	$(ch4coll)/topo/distrib.h $(ch4coll)/topo/nodes.h \
-	$(ch4coll)/topo/circulant.h $(ch4coll)/topo/torus.h \
+	$(ch4coll)/topo/circulant.h $(ch4coll)/topo/torus.h $(ch4coll)/topo/packing.h \
 	$(ch4coll)/algos/algo.h $(ch4coll)/algos/builders.h $(ch4coll)/algos/cycle.h $(ch4coll)/algos/torus_trees.h $(ch4coll)/algos/hazard.h \
 	$(ch4coll)/algos/fold.h $(ch4coll)/algos/smp.h $(ch4coll)/algos/lanes.h \
 	$(ch4coll)/algos/post.h \

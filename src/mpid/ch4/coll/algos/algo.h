@@ -108,7 +108,7 @@ typedef struct ch4coll_args {
 } ch4coll_args_t;
 
 /* Parameters: int64 values, declared per algorithm with range and default. */
-#define CH4COLL_MAX_PARAMS 4
+#define CH4COLL_MAX_PARAMS 5
 
 typedef struct {
     const char *name;

@@ -109,13 +109,20 @@
  * own is folded into it, then each other child's from its own slots, and
  * the slot goes to the parent.  Folds run one at a time in chunk order; a
  * slot is received into again after its send (c_0's) or its fold.  Tags:
- * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  Any
- * other placement runs bidir_chain's chains with the same chunk.
+ * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  Where
+ * bcast torus_trees takes more trees (parameter trees; whole x lines:
+ * three), the vector is cut into as many parts, each folded up one tree
+ * as above (a tree's links, reversed, are as disjoint as its own), the
+ * children up to four per tree.  Any other placement runs bidir_chain's
+ * chains with the same chunk.
  * Cost, t = alpha + c beta + c gamma (a child's chunk received and
  * folded), K chunks of both halves: T = (max(yr, R - 1 - yr) + X - 1 +
  * 2 K) t: the root folds three children's chunks per chunk of A and one
  * or two per chunk of B, column cb's host in the root's line three of B.
- * Scratch: W chunks per child (at most 3 W per tree).  Restrictions:
+ * With k trees of the packing: T = (D - 1 + sum over trees of the root's
+ * children times the tree's chunks) t, D the deepest tree's depth.
+ * Scratch: W chunks per child (at most 3 W per tree of the pair).
+ * Restrictions:
  * commutative ops; any p, root, count; MPI_IN_PLACE at the root.
  * Worked example, X = 4, p = 10, root 5 (line.c's trees): half A flows
  * 8 -> 4 -> 7 -> 6 -> 5, 0 -> 3 -> 2 -> 1 -> 5 and 9 -> 5, so 5 folds
@@ -129,14 +136,17 @@
  * finishes chunk k of a half it sends it back down that half's tree, each
  * rank receiving it into its receive buffer (in place: after its own chunk
  * has been read, by its first fold or, at a leaf, its send) and passing it
- * on to its children; up on tags [0, 2 W_max), down on [2 W_max, 4 W_max),
+ * on to its children; up on tags [0, S W_max), down on [S W_max,
+ * 2 S W_max), S the most trees the placement may take (2 for the pair),
  * each down tag used again after its chunk W before (received, and sent to
  * each child).  A link carries one half up and the other down (A's way up
  * is B's way down: -x): the vector once each way, as a ring's
  * reduce-scatter and allgather together, but over the trees' depth instead
- * of 2 (p - 1) steps.  Any other placement runs allreduce `ring` (round
- * the torus's cycle, pipelined in the same chunks).  Cost: the reduce's,
- * plus the root's port sending every chunk down, 2 K (alpha + c beta).
+ * of 2 (p - 1) steps; with k trees of the packing, a directed link
+ * carries at most one part up and one down, 2/k of the vector.  Any other
+ * placement runs allreduce `ring` (round the torus's cycle, pipelined in
+ * the same chunks).  Cost: the reduce's, plus the root's port sending
+ * every chunk down, k K (alpha + c beta) for k trees of K chunks.
  * Scratch: the reduce's.  Restrictions: commutative ops; any p, count;
  * MPI_IN_PLACE.  Worked example, X = 4, p = 10 (line.c's shape): root
  * 4 = (0, 1), cb = 3.  Half A is folded 7 -> 6 -> 5 -> 4, 3 -> 2 -> 1 ->
@@ -148,6 +158,7 @@
 #include "algo.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "../topo/topo.h"
 #include "cycle.h"
@@ -457,37 +468,41 @@ typedef struct {
     const ch4coll_args_t *a;
     size_t base, n, K, clen; /* first element, elements, chunks, the largest */
     int tag0, W;
-    int parent, nkids, kids[CH4COLL_TT_MAXKIDS];
+    int parent, nkids, kids[CH4COLL_PACKING_MAXKIDS];
     int slot; /* scratch: W chunks per child, or -1 */
     int sent[CH_SLOTS];
-    int used[CH4COLL_TT_MAXKIDS][CH_SLOTS]; /* the fold that read child i's
-                                             * slot w */
+    int used[CH4COLL_PACKING_MAXKIDS][CH_SLOTS]; /* the fold that read
+                                                  * child i's slot w */
     int last_fold;
     /* allreduce: the result's way down the same tree */
+    int down0; /* the first tag of the way down */
     int bgot[CH_SLOTS];
-    int bsent[CH_SLOTS][CH4COLL_TT_MAXKIDS];
+    int bsent[CH_SLOTS][CH4COLL_PACKING_MAXKIDS];
 } tr_t;
 
+/* Tree t of h's at this rank: part t of h->s of the vector. */
 static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const ch4coll_tt_t *g, int t, int64_t chunk)
+                    const ch4coll_tt_here_t *h, int t, int64_t chunk)
 {
     int i, w;
 
     r->s = s;
     r->a = a;
-    r->base = ch4coll_seg_off(a->count, 2, (size_t) t);
-    r->n = ch4coll_seg_len(a->count, 2, (size_t) t);
+    r->base = ch4coll_seg_off(a->count, (size_t) h->s, (size_t) t);
+    r->n = ch4coll_seg_len(a->count, (size_t) h->s, (size_t) t);
     r->K = ch_nchunks(r->n, a->elem.size, chunk);
     r->clen = r->K ? ch4coll_seg_len(r->n, r->K, 0) : 0;
     r->tag0 = t * CH_SLOTS;
+    r->down0 = 0;
     r->W = r->K < CH_SLOTS ? (int) r->K : CH_SLOTS;
-    r->parent = ch4coll_tt_parent(g, t, a->rank % g->X, a->rank / g->X);
-    r->nkids = ch4coll_tt_kids(g, t, a->rank, r->kids);
+    r->parent = h->parent[t];
+    r->nkids = h->nkids[t];
+    memcpy(r->kids, h->kids[t], sizeof(int) * (size_t) r->nkids);
     r->slot = -1;
     r->last_fold = -1;
     for (w = 0; w < CH_SLOTS; w++) {
         r->sent[w] = r->bgot[w] = -1;
-        for (i = 0; i < CH4COLL_TT_MAXKIDS; i++)
+        for (i = 0; i < CH4COLL_PACKING_MAXKIDS; i++)
             r->used[i][w] = r->bsent[w][i] = -1;
     }
 }
@@ -557,26 +572,22 @@ static int tr_step(tr_t *r, size_t k)
     return root ? -1 : reader;
 }
 
-/* Both trees at this rank, their scratch, and the chunks of the larger
- * half; CH4COLL_ERR_ARG where a rank has more children than a stream
- * holds (ruled out by torus_trees.h). */
-static int tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const ch4coll_tt_t *g, int64_t chunk, size_t *kmax)
+/* Every tree at this rank, their scratch, and the chunks of the largest
+ * part. */
+static void tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
+                     const ch4coll_tt_here_t *h, int64_t chunk, size_t *kmax)
 {
     int t;
 
     *kmax = 0;
-    for (t = 0; t < 2; t++) {
-        tr_open(&r[t], s, a, g, t, chunk);
-        if (r[t].nkids < 0)
-            return CH4COLL_ERR_ARG;
+    for (t = 0; t < h->s; t++) {
+        tr_open(&r[t], s, a, h, t, chunk);
         if (r[t].nkids > 0 && r[t].K > 0)
             r[t].slot = ch4coll_sched_scratch(
                 s, (size_t) r[t].nkids * (size_t) r[t].W * r[t].clen);
         if (r[t].K > *kmax)
             *kmax = r[t].K;
     }
-    return CH4COLL_OK;
 }
 
 /* Tree t's chunks on tags t CH_SLOTS + [0, W); the chains' when they run
@@ -584,65 +595,87 @@ static int tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
 int ch4coll_ntags_reduce_torus_trees(const ch4coll_args_t *a,
                                      const int64_t *params)
 {
-    (void) a;
-    (void) params;
-    return 2 * CH_SLOTS;
+    return ch4coll_tt_streams(a, params + 1, params[3]) * CH_SLOTS;
 }
 
 int ch4coll_reduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                const int64_t *params)
 {
-    ch4coll_tt_t g;
-    tr_t r[2];
+    ch4coll_tt_here_t h;
+    tr_t r[CH4COLL_PACKING_MAXK];
     size_t k, kmax = 0;
-    int t;
+    int t, rc;
 
     ch4coll_sched_set_ntags(s, ch4coll_ntags_reduce_torus_trees(a, params));
     if (!a->commutative) /* the registry allows commutative ops only */
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
-    if (!ch4coll_tt_open(&g, a, params + 1))
+    if ((rc = ch4coll_tt_here(&h, a, params + 1, params[3])) != CH4COLL_OK)
+        return rc;
+    if (h.s == 0)
         return bidir_chains(s, a, params);
-    if (tr_trees(r, s, a, &g, params[0], &kmax) != CH4COLL_OK)
-        return CH4COLL_ERR_ARG;
-    /* chunk-major order: both trees advance at the same pace */
+    tr_trees(r, s, a, &h, params[0], &kmax);
+    /* chunk-major order: every tree advances at the same pace */
     for (k = 0; k < kmax; k++)
-        for (t = 0; t < 2; t++)
+        for (t = 0; t < h.s; t++)
             if (k < r[t].K)
                 tr_step(&r[t], k);
     return CH4COLL_OK;
 }
 
+/* The largest chunk, in bytes, of s parts of a's vector, and the chunks
+ * of every part (sum), of those the root folds from its children
+ * (rootk[t] children in tree t; NULL: 2 K, the pair's three and one). */
+static double tr_chunks(const ch4coll_args_t *a, int64_t chunk, int s,
+                        const int *rootk, double *folds)
+{
+    size_t j, kj, len;
+    double c = 0;
+
+    *folds = 0;
+    for (j = 0; j < (size_t) s; j++) {
+        len = ch4coll_seg_len(a->count, (size_t) s, j);
+        kj = ch_nchunks(len, a->elem.size, chunk);
+        if (kj == 0)
+            continue;
+        *folds += (double) kj * (rootk ? rootk[j] : 2);
+        c = fmax(c, ch4coll_nbytes(a, ch4coll_seg_len(len, kj, 0)));
+    }
+    return c;
+}
+
 /* One port and one CPU, t = alpha + c beta + c gamma a child's chunk
- * received and folded: the root folds three children's chunks per chunk
- * of A and one or two per chunk of B, about 2 K t for K chunks of both
- * halves, after the deeper tree's depth, half a column and an x line.
- * Without the trees, the chains'. */
+ * received and folded: the root folds its children's chunks of every
+ * tree, after the deepest tree's depth.  The pair: three children's per
+ * chunk of A and one or two per chunk of B, about 2 K t for K chunks of
+ * both halves, after half a column and an x line.  Without the trees,
+ * the chains'. */
 double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
 {
-    ch4coll_tt_t g;
-    size_t K = 0, j, kj, len;
-    double c = 0, t;
-    int up;
+    ch4coll_packing_t pk;
+    ch4coll_tt_t g = {0};
+    int pair, j, rc, rootk[CH4COLL_PACKING_MAXK], kids[CH4COLL_PACKING_MAXKIDS];
+    double c, folds, depth;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (!ch4coll_tt_open(&g, a, params + 1))
+    pair = ch4coll_tt_open(&g, a, params + 1);
+    if (ch4coll_tt_packing(&pk, a, params + 1, params[3], pair, &rc)) {
+        for (j = 0; j < pk.k; j++)
+            rootk[j] = ch4coll_packing_kids(&pk, j, a->root, kids);
+        c = tr_chunks(a, params[0], pk.k, rootk, &folds);
+        depth = ch4coll_packing_depth(&pk) - 1;
+        ch4coll_packing_free(&pk);
+    } else if (pair) {
+        c = tr_chunks(a, params[0], 2, NULL, &folds);
+        depth = (g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr) + g.X - 1;
+    } else {
         return ch4coll_cost_reduce_bidir_chain(a, params, m);
-    for (j = 0; j < 2; j++) {
-        len = ch4coll_seg_len(a->count, 2, j);
-        kj = ch_nchunks(len, a->elem.size, params[0]);
-        if (kj == 0)
-            continue;
-        K += kj;
-        c = fmax(c, ch4coll_nbytes(a, ch4coll_seg_len(len, kj, 0)));
     }
-    t = ch4coll_model_msg(m, c) + c * m->gamma;
-    up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;
-    return ((double) (up + g.X - 1) + 2.0 * (double) K) * t;
+    return (depth + folds) * (ch4coll_model_msg(m, c) + c * m->gamma);
 }
 
 /* ==================================================== allreduce torus_trees */
@@ -656,16 +689,17 @@ static int ar_root(const ch4coll_args_t *a, const int64_t *torus)
     return (rows - 1) / 2 * x;
 }
 
-/* The trees of an allreduce: a's shape rooted at ar_root, or 0 (no such
- * placement: the ring runs). */
-static int ar_shape(ch4coll_tt_t *g, ch4coll_args_t *ra,
+/* The trees of an allreduce at this rank: a's placement rooted at
+ * ar_root (h->s = 0: none, the ring runs). */
+static int ar_shape(ch4coll_tt_here_t *h, ch4coll_args_t *ra,
                     const ch4coll_args_t *a, const int64_t *params)
 {
     *ra = *a;
+    h->s = 0;
     if (params[1] < 1)
-        return 0;
+        return CH4COLL_OK;
     ra->root = ar_root(a, params + 1);
-    return ch4coll_tt_open(g, ra, params + 1);
+    return ch4coll_tt_here(h, ra, params + 1, params[3]);
 }
 
 /* The result's chunk k down tree r: from the parent into the receive
@@ -675,8 +709,8 @@ static void ar_down(tr_t *r, size_t k, int own_read)
 {
     size_t len = ch4coll_seg_len(r->n, r->K, k),
            off = r->base + ch4coll_seg_off(r->n, r->K, k);
-    int w = (int) (k % (size_t) r->W), tag = 2 * CH_SLOTS + r->tag0 + w, i,
-        d[2], n = 0, got;
+    int w = (int) (k % (size_t) r->W), tag = r->down0 + r->tag0 + w, i, d[2],
+        n = 0, got;
     ch4coll_ref_t res = tr_buf(r, CH4COLL_BUF_RECV, off);
 
     if (r->parent < 0) {
@@ -699,63 +733,68 @@ static void ar_down(tr_t *r, size_t k, int own_read)
     }
 }
 
-/* Up the trees on tags [0, 2 CH_SLOTS), down on [2 CH_SLOTS, 4 CH_SLOTS);
- * the ring's where it runs instead. */
+/* Up tree t on tags t CH_SLOTS + [0, W), down on S CH_SLOTS + the same,
+ * S the most trees the placement may take; the ring's where it runs
+ * instead. */
 int ch4coll_ntags_allreduce_torus_trees(const ch4coll_args_t *a,
                                         const int64_t *params)
 {
-    ch4coll_tt_t g;
+    ch4coll_tt_here_t h;
     ch4coll_args_t ra;
 
-    if (a->size > 1 && !ar_shape(&g, &ra, a, params))
+    if (a->size > 1 && (ar_shape(&h, &ra, a, params) != CH4COLL_OK || h.s == 0))
         return ch4coll_ntags_ring_reduce(a, params);
-    return 4 * CH_SLOTS;
+    return 2 * ch4coll_tt_streams(a, params + 1, params[3]) * CH_SLOTS;
 }
 
 int ch4coll_allreduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                   const int64_t *params)
 {
-    ch4coll_tt_t g;
+    ch4coll_tt_here_t h;
     ch4coll_args_t ra;
-    tr_t r[2];
+    tr_t r[CH4COLL_PACKING_MAXK];
     size_t k, kmax;
-    int t;
+    int t, rc = CH4COLL_OK;
 
-    if (a->size > 1 && !ar_shape(&g, &ra, a, params))
+    if (a->size > 1 && (rc = ar_shape(&h, &ra, a, params)) != CH4COLL_OK)
+        return rc;
+    if (a->size > 1 && h.s == 0)
         return ch4coll_allreduce_ring(s, a, params);
-    ch4coll_sched_set_ntags(s, 4 * CH_SLOTS);
+    ch4coll_sched_set_ntags(s, ch4coll_ntags_allreduce_torus_trees(a, params));
     if (!a->commutative) /* the registry allows commutative ops only */
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
-    if (tr_trees(r, s, &ra, &g, params[0], &kmax) != CH4COLL_OK)
-        return CH4COLL_ERR_ARG;
+    tr_trees(r, s, &ra, &h, params[0], &kmax);
+    for (t = 0; t < h.s; t++)
+        r[t].down0 = ch4coll_tt_streams(a, params + 1, params[3]) * CH_SLOTS;
     for (k = 0; k < kmax; k++)
-        for (t = 0; t < 2; t++)
+        for (t = 0; t < h.s; t++)
             if (k < r[t].K)
                 ar_down(&r[t], k, tr_step(&r[t], k));
     return CH4COLL_OK;
 }
 
 /* The reduce's formula, then the result's way down: the root's port
- * sends each chunk of both halves, 2 K (alpha + c beta) for K chunks of
- * a half, pipelined behind the folds.  Without the trees, the ring's. */
+ * sends each chunk of every part, s K (alpha + c beta) for K chunks of a
+ * part and s trees, pipelined behind the folds.  Without the trees, the
+ * ring's. */
 double ch4coll_cost_allreduce_torus_trees(const ch4coll_args_t *a,
                                           const int64_t *params,
                                           const ch4coll_model_t *m)
 {
-    ch4coll_tt_t g;
+    ch4coll_tt_here_t h;
     ch4coll_args_t ra;
-    size_t K;
+    size_t K, part;
     double c;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (!ar_shape(&g, &ra, a, params))
+    if (ar_shape(&h, &ra, a, params) != CH4COLL_OK || h.s == 0)
         return ch4coll_cost_allreduce_ring(a, params, m);
-    K = ch_nchunks(ch4coll_seg_len(a->count, 2, 0), a->elem.size, params[0]);
-    c = ch4coll_nbytes(
-        a, K ? ch4coll_seg_len(ch4coll_seg_len(a->count, 2, 0), K, 0) : 0);
+    part = ch4coll_seg_len(a->count, (size_t) h.s, 0);
+    K = ch_nchunks(part, a->elem.size, params[0]);
+    c = ch4coll_nbytes(a, K ? ch4coll_seg_len(part, K, 0) : 0);
     return ch4coll_cost_reduce_torus_trees(&ra, params, m) +
-           2.0 * (double) K * ch4coll_model_msg(m, c);
+           (double) h.s * (double) K * ch4coll_model_msg(m, c);
 }

@@ -1,14 +1,16 @@
 /*
  * line.c - the BlueGene/L "line" collectives on a virtual mesh: a
  * multi-stream pipelined broadcast, the broadcast down both ways of a
- * cycle, a multi-phase allreduce for short vectors and the allgather of
- * the same phases.
+ * cycle or down link-disjoint spanning trees of the torus, a multi-phase
+ * allreduce for short vectors and the allgather of the same phases.
  *
  * Source: Almasi et al. (BG/L) section 3.1, Figure 1 (broadcast: parts of
  * the message pipelined down non-overlapping spanning trees of the mesh)
  * and 3.2, Figures 3-4 (short allreduce: all data broadcast in a line, the
  * processing replicated, one round per dimension).  The torus becomes the
  * virtual mesh of topo/mesh.h, the deposit bit a point-to-point chain.
+ * The most link-disjoint trees: Edmonds 1973, built as in Lovász 1976
+ * (topo/packing.h).
  *
  * ---------------------------------------------------------------- bcast
  * Parameters: chunk (bytes, default 65536, 1 .. 2^40; at most 2^20 chunks
@@ -95,12 +97,23 @@
  * 12 KiB chunks, one in flight, the defaults).  Children per tree: at
  * most three (the root in A, cb in B: up, down, along the line), two
  * elsewhere (along the line, and up a column or into the partial line).
- * Any other placement (one x line, several planes, several ranks on a
- * node, no torus) runs bidir_chain's chains round the torus's cycle with
- * the same chunk and inflight.  Cost on one port (K chunks, c the
- * largest): T = 2 (K alpha + n beta) + (max(yr, R - 1 - yr) + X - 1)
- * (alpha + c beta): the root sends A's chunks to three children, B's to
- * one.  Scratch: none.  Any p, root, count.
+ * More trees (parameter trees: 0, the default, as many as the placement
+ * allows, up to 4; 2 keeps the pair): where every host has three links
+ * inside the set or more (whole x lines: p = 96 on SimGrid's torus; a
+ * whole plane has four), the message is cut into k equal parts, one down
+ * each of topo/packing.h's k link-disjoint spanning trees (Edmonds'
+ * theorem, Lovász's construction), pipelined in the same chunks: each
+ * link carries a k-th of the message where the pair puts half on some;
+ * the trees are deeper (p = 96: 23 hops against 19), which costs a fill
+ * time that pays off from some hundreds of KiB.  Several planes take the
+ * packing's trees too, two or more.  Any other placement (one x line,
+ * several ranks on a node, no torus) runs bidir_chain's chains round the
+ * torus's cycle with the same chunk and inflight.  Cost on one port (K
+ * chunks, c the largest): the pair T = 2 (K alpha + n beta) +
+ * (max(yr, R - 1 - yr) + X - 1) (alpha + c beta): the root sends A's
+ * chunks to three children, B's to one; the packing: the root's children
+ * in each tree times that tree's K alpha + n/k beta, plus the deepest
+ * tree's depth - 1 chunk hops.  Scratch: none.  Any p, root, count.
  * Worked example, X = 4, p = 10 (lines y = 0, 1 whole, y = 2 of L = 2
  * hosts: 8, 9), root 5 = (1, 1): cb = 0.  A: 5 -> 1 and 5 -> 9 (column
  * 1), 5 -> 6 -> 7 -> 4 and 1 -> 2 -> 3 -> 0 (+x round the lines), 4 -> 8
@@ -181,12 +194,14 @@
  * last partial, and a rotation.
  */
 #include <math.h>
+#include <string.h>
 
 #include "algo.h"
 #include "cycle.h"
 #include "torus_trees.h"
 
 #include "../topo/mesh.h"
+#include "../topo/packing.h"
 #include "../topo/topo.h"
 #include "hazard.h"
 
@@ -196,6 +211,12 @@
 /* Receives posted ahead per stream; also the most chunks in flight per
  * child (parameter inflight, whose registry maximum is this). */
 #define BC_WINDOW 16
+/* Streams and children per stream: the mesh's, or a packing's trees. */
+#define BC_MAXS    CH4COLL_PACKING_MAXK
+#define BC_MAXKIDS CH4COLL_PACKING_MAXKIDS
+#if CH4COLL_MESH_MAXD > BC_MAXS || CH4COLL_MESH_MAXD > BC_MAXKIDS
+#error "a plan holds fewer streams or children than the mesh has"
+#endif
 
 /* One stream at this rank: its part of the message, its tree edges. */
 typedef struct {
@@ -203,13 +224,13 @@ typedef struct {
     size_t k;        /* chunks */
     int parent;      /* absolute rank or -1 */
     int nkids;
-    int kids[CH4COLL_MESH_MAXD];
+    int kids[BC_MAXKIDS];
 } bc_stream_t;
 
 typedef struct {
     int s;                       /* streams in use */
     int dims[CH4COLL_MESH_MAXD]; /* mesh extents, all > 1 when s > 1 */
-    bc_stream_t st[CH4COLL_MESH_MAXD];
+    bc_stream_t st[BC_MAXS];
 } bc_plan_t;
 
 /* Streams in use: the extents > 1 of the requested mesh (at least 1). */
@@ -357,7 +378,7 @@ static void bc_plan(bc_plan_t *pl, const ch4coll_args_t *a,
 /* Vertices of the last BC_WINDOW chunks of one stream (build time). */
 typedef struct {
     int got[BC_WINDOW];
-    int sent[BC_WINDOW][CH4COLL_MESH_MAXD];
+    int sent[BC_WINDOW][BC_MAXKIDS];
 } bc_window_t;
 
 /* Receive chunk c of stream j from the parent and pass it on, on tag
@@ -408,7 +429,7 @@ int ch4coll_ntags_bcast_line(const ch4coll_args_t *a, const int64_t *params)
 /* Every stream of a plan, chunk by chunk. */
 static void bc_run(ch4coll_sched_t *s, const bc_plan_t *pl, size_t inflight)
 {
-    bc_window_t w[CH4COLL_MESH_MAXD];
+    bc_window_t w[BC_MAXS];
     size_t c, kmax = 0;
     int j, i, k;
 
@@ -416,7 +437,7 @@ static void bc_run(ch4coll_sched_t *s, const bc_plan_t *pl, size_t inflight)
     for (j = 0; j < pl->s; j++) {
         for (k = 0; k < BC_WINDOW; k++) {
             w[j].got[k] = -1;
-            for (i = 0; i < CH4COLL_MESH_MAXD; i++)
+            for (i = 0; i < BC_MAXKIDS; i++)
                 w[j].sent[k][i] = -1;
         }
         if (pl->st[j].k > kmax)
@@ -521,29 +542,36 @@ double ch4coll_cost_bcast_bidir_chain(const ch4coll_args_t *a,
 
 /* ====================================================== bcast torus_trees */
 
-#if CH4COLL_TT_MAXKIDS > CH4COLL_MESH_MAXD
+#if CH4COLL_TT_MAXKIDS > BC_MAXKIDS
 #error "a stream holds fewer children than a torus tree has"
 #endif
 
-/* The two trees, or bd_plan's chains where the shape has none. */
+/* Stream j of s: part j of the message, chunked. */
+static void tt_part(bc_stream_t *st, const ch4coll_args_t *a,
+                    const int64_t *params, int s, int j)
+{
+    bc_part(a->count, s, j, &st->off, &st->len);
+    st->k = bc_nchunks(st->len, params[0]);
+}
+
+/* This rank's trees (torus_trees.h: the packing's or the pair), or
+ * bd_plan's chains where the placement has neither. */
 static int tt_plan(bc_plan_t *pl, const ch4coll_args_t *a,
                    const int64_t *params)
 {
-    ch4coll_tt_t g;
-    int t;
+    ch4coll_tt_here_t h;
+    int t, rc = ch4coll_tt_here(&h, a, params + 2, params[4]);
 
-    if (!ch4coll_tt_open(&g, a, params + 2))
-        return bd_plan(pl, a, params);
-    pl->s = 2;
-    for (t = 0; t < 2; t++) {
+    if (rc != CH4COLL_OK || h.s == 0)
+        return rc != CH4COLL_OK ? rc : bd_plan(pl, a, params);
+    pl->s = h.s;
+    for (t = 0; t < h.s; t++) {
         bc_stream_t *st = &pl->st[t];
 
-        bc_part(a->count, 2, t, &st->off, &st->len);
-        st->k = bc_nchunks(st->len, params[0]);
-        st->parent = ch4coll_tt_parent(&g, t, a->rank % g.X, a->rank / g.X);
-        st->nkids = ch4coll_tt_kids(&g, t, a->rank, st->kids);
-        if (st->nkids < 0) /* ruled out by torus_trees.h */
-            return CH4COLL_ERR_ARG;
+        tt_part(st, a, params, h.s, t);
+        st->parent = h.parent[t];
+        st->nkids = h.nkids[t];
+        memcpy(st->kids, h.kids[t], sizeof(int) * (size_t) h.nkids[t]);
     }
     return CH4COLL_OK;
 }
@@ -553,8 +581,9 @@ static int tt_plan(bc_plan_t *pl, const ch4coll_args_t *a,
 int ch4coll_ntags_bcast_torus_trees(const ch4coll_args_t *a,
                                     const int64_t *params)
 {
-    (void) params;
-    return a->size > 1 ? 2 * BC_WINDOW : BC_WINDOW;
+    return a->size > 1
+               ? ch4coll_tt_streams(a, params + 2, params[4]) * BC_WINDOW
+               : BC_WINDOW;
 }
 
 int ch4coll_bcast_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
@@ -568,17 +597,48 @@ int ch4coll_bcast_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
  * and B's to one, 2 K alpha + 2 n beta; then the last chunk has the
  * deeper tree's remaining hops to go, the column's half plus a row,
  * max(yr, R - 1 - yr) + X - 1.  Without the trees, the chains'. */
+/* One port: the root sends every tree's chunks to its children in that
+ * tree, then the last chunk has the deepest tree's remaining hops to go;
+ * -1 where the packing does not run. */
+static double tt_packing_cost(const ch4coll_args_t *a, const int64_t *params,
+                              const ch4coll_model_t *m, int pair)
+{
+    ch4coll_packing_t pk;
+    bc_stream_t st;
+    size_t cmax = 0, clen;
+    double t = 0.0;
+    int j, rc, kids[CH4COLL_PACKING_MAXKIDS];
+
+    if (!ch4coll_tt_packing(&pk, a, params + 2, params[4], pair, &rc))
+        return -1.0;
+    for (j = 0; j < pk.k; j++) {
+        tt_part(&st, a, params, pk.k, j);
+        t += ch4coll_packing_kids(&pk, j, a->root, kids) *
+             ((double) st.k * m->alpha + (double) st.len * m->beta);
+        if (st.k > 0 && bc_chunk(st.len, st.k, 0, &clen) == 0 && clen > cmax)
+            cmax = clen;
+    }
+    t += (double) (ch4coll_packing_depth(&pk) - 1) *
+         (m->alpha + (double) cmax * m->beta);
+    ch4coll_packing_free(&pk);
+    return t;
+}
+
 double ch4coll_cost_bcast_torus_trees(const ch4coll_args_t *a,
                                       const int64_t *params,
                                       const ch4coll_model_t *m)
 {
-    ch4coll_tt_t g;
+    ch4coll_tt_t g = {0};
     size_t n = a->count, k, cmax;
-    int up;
+    int up, pair;
+    double t;
 
     if (n == 0 || a->size == 1)
         return 0.0;
-    if (!ch4coll_tt_open(&g, a, params + 2))
+    pair = ch4coll_tt_open(&g, a, params + 2);
+    if ((t = tt_packing_cost(a, params, m, pair)) >= 0.0)
+        return t;
+    if (!pair)
         return ch4coll_cost_bcast_bidir_chain(a, params, m);
     k = bc_all_chunks(n, 2, params[0], &cmax);
     up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;

@@ -74,6 +74,13 @@ int ch4coll_coll_from_name(const char *name)
     {                                                                          \
         "torus_y", 0, 0, 4096, "the torus's y extent (0: 1)"                   \
     }
+/* torus_trees' tree count (line.c, chain.c) */
+#define TREES_DEF                                                              \
+    {                                                                          \
+        "trees", 0, 0, 4,                                                      \
+            "at most this many trees (0: as many as every node has links; "    \
+            "2: the BG/L pair)"                                                \
+    }
 #define TORUS_PARAMS                                                           \
     {                                                                          \
         TORUS_DEFS                                                             \
@@ -269,12 +276,15 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
                 {"inflight", 1, 1, 16, "chunks in flight to each child"},
-                TORUS_DEFS},
-     .desc = "half the message pipelined down each of two spanning trees of "
-             "the torus that share no link, one +x along the rows from the "
-             "root's column, one -x from the next column (BG/L 3.1), where "
-             "the ranks fill more than one x line of one plane, one per "
-             "node; else bidir_chain round the torus; any p",
+                TORUS_DEFS,
+                TREES_DEF},
+     .desc = "the message in equal parts pipelined down spanning trees of "
+             "the torus that share no link: as many as the placement allows "
+             "(Edmonds; 3 where the ranks fill whole x lines, 4 a whole "
+             "plane), else two, one +x along the rows from the root's "
+             "column, one -x from the next (BG/L 3.1), where the ranks fill "
+             "more than one x line, one per node; else bidir_chain round "
+             "the torus; any p",
      .cost = ch4coll_cost_bcast_torus_trees,
      .ntags = ch4coll_ntags_bcast_torus_trees},
     NATIVE_ROW(CH4COLL_BCAST),
@@ -396,11 +406,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .restrictions = CH4COLL_R_COMMUTATIVE,
      .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
-                TORUS_DEFS},
-     .desc = "half the vector folded up each of bcast torus_trees' two "
+                TORUS_DEFS,
+                TREES_DEF},
+     .desc = "the vector in equal parts folded up bcast torus_trees' "
              "spanning trees of the torus, which share no link, pipelined in "
-             "chunks (BG/L 3.1), where the ranks fill more than one x line of "
-             "one plane, one per node; else bidir_chain; commutative",
+             "chunks (BG/L 3.1), where the ranks fill more than one x line, "
+             "one per node; else bidir_chain; commutative",
      .cost = ch4coll_cost_reduce_torus_trees,
      .ntags = ch4coll_ntags_reduce_torus_trees},
     {.name = "swing",
@@ -514,12 +525,13 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .restrictions = CH4COLL_R_COMMUTATIVE,
      .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
-                TORUS_DEFS},
+                TORUS_DEFS,
+                TREES_DEF},
      .desc = "reduce torus_trees to the first rank of the middle x line, "
-             "each chunk's result sent back down the same two trees as it "
-             "is ready (BG/L 3.1), where the ranks fill more than one x "
-             "line of one plane, one per node; else the ring round the "
-             "torus, pipelined in chunks; commutative",
+             "each chunk's result sent back down the same trees as it is "
+             "ready (BG/L 3.1), where the ranks fill more than one x line, "
+             "one per node; else the ring round the torus, pipelined in "
+             "chunks; commutative",
      .cost = ch4coll_cost_allreduce_torus_trees,
      .ntags = ch4coll_ntags_allreduce_torus_trees},
     {.name = "multi_leader",

@@ -13,13 +13,23 @@
  * (rank = host) filling more than one x line of one plane; the callers
  * run their chains otherwise.  Pure integer arithmetic, O(1) per parent;
  * a rank's children take an O(p) scan (ch4coll_tt_kids).
+ *
+ * Which trees a rank takes (ch4coll_tt_here, for bcast, reduce and
+ * allreduce torus_trees alike): topo/packing.h's where they are more than
+ * two (every host with three links in the set or more) or where the pair
+ * has no shape (several planes) and they are two or more; else the pair;
+ * else none, and the caller runs its chains.
  */
 #ifndef CH4COLL_TORUS_TREES_H
 #define CH4COLL_TORUS_TREES_H
 
+#include "../topo/packing.h"
 #include "algo.h"
 
 #define CH4COLL_TT_MAXKIDS 3
+#if CH4COLL_TT_MAXKIDS > CH4COLL_PACKING_MAXKIDS
+#error "a rank's trees hold fewer children than the pair has"
+#endif
 
 /* The hosts of a 2-D placement on the torus: n hosts at (h mod X, h / X),
  * R rows, the last one of L hosts; the root at (xr, yr); the columns of
@@ -98,6 +108,86 @@ static inline int ch4coll_tt_kids(const ch4coll_tt_t *g, int t, int h,
             kids[n++] = i;
         }
     return n;
+}
+
+/* The trees at one rank: s of them (0: none, the caller runs its
+ * chains), the rank's parent (-1 at the root) and children in each. */
+typedef struct {
+    int s;
+    int parent[CH4COLL_PACKING_MAXK];
+    int nkids[CH4COLL_PACKING_MAXK];
+    int kids[CH4COLL_PACKING_MAXK][CH4COLL_PACKING_MAXKIDS];
+} ch4coll_tt_here_t;
+
+/* The packing's trees (packing.h) for a's placement (torus: torus_x,
+ * torus_y; trees: 0 the most, else at most that many) where they are
+ * more than the pair above, or where the pair has no shape (several
+ * planes) and the packing two or more: 1 with pk built (free it), 0 to
+ * take the pair or the chains; CH4COLL_ERR_NOMEM in *rc if memory ran
+ * out. */
+static inline int ch4coll_tt_packing(ch4coll_packing_t *pk,
+                                     const ch4coll_args_t *a,
+                                     const int64_t *torus, int64_t trees,
+                                     int pair, int *rc)
+{
+    int kmax = trees ? (int) trees : CH4COLL_PACKING_MAXK;
+
+    *rc = CH4COLL_OK;
+    if ((trees == 2 && pair) || torus[0] < 1 || a->size <= torus[0] ||
+        (a->loc && a->loc->nodes != a->size))
+        return 0; /* the pair, one x line, or several ranks per node */
+    if (ch4coll_packing_build(pk, a->size, torus[0], torus[1], a->root, kmax)) {
+        *rc = CH4COLL_ERR_NOMEM;
+        return 0;
+    }
+    if (pk->k > 2 || (pk->k == 2 && !pair))
+        return 1;
+    ch4coll_packing_free(pk);
+    return 0;
+}
+
+/* This rank's trees: the packing's, the pair's, or none (h->s = 0). */
+static inline int ch4coll_tt_here(ch4coll_tt_here_t *h, const ch4coll_args_t *a,
+                                  const int64_t *torus, int64_t trees)
+{
+    ch4coll_packing_t pk;
+    ch4coll_tt_t g;
+    int pair = ch4coll_tt_open(&g, a, torus), t, rc;
+
+    h->s = 0;
+    if (ch4coll_tt_packing(&pk, a, torus, trees, pair, &rc)) {
+        h->s = pk.k;
+        for (t = 0; t < pk.k; t++) {
+            h->parent[t] = pk.parent[(size_t) t * (size_t) a->size + a->rank];
+            h->nkids[t] = ch4coll_packing_kids(&pk, t, a->rank, h->kids[t]);
+        }
+        ch4coll_packing_free(&pk);
+        return CH4COLL_OK;
+    }
+    if (rc != CH4COLL_OK || !pair)
+        return rc;
+    h->s = 2;
+    for (t = 0; t < 2; t++) {
+        h->parent[t] = ch4coll_tt_parent(&g, t, a->rank % g.X, a->rank / g.X);
+        h->nkids[t] = ch4coll_tt_kids(&g, t, a->rank, h->kids[t]);
+        if (h->nkids[t] < 0) /* ruled out above */
+            return CH4COLL_ERR_ARG;
+    }
+    return CH4COLL_OK;
+}
+
+/* The most trees a's placement may take (tags to reserve): at least 2,
+ * at most trees when it is set. */
+static inline int ch4coll_tt_streams(const ch4coll_args_t *a,
+                                     const int64_t *torus, int64_t trees)
+{
+    int k = ch4coll_packing_degree(a->size, torus[0], torus[1]);
+
+    if (k > CH4COLL_PACKING_MAXK)
+        k = CH4COLL_PACKING_MAXK;
+    if (trees && k > trees)
+        k = (int) trees;
+    return k > 2 ? k : 2;
 }
 
 #endif

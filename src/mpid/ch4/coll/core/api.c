@@ -46,6 +46,9 @@ int ch4coll_algorithm_info(int i, ch4coll_algorithm_info_t *out)
     const ch4coll_algo_t *al;
     int j;
 
+#if CH4COLL_MAX_PARAMS > CH4COLL_ALGORITHM_MAX_PARAMS
+#error "ch4coll_algorithm_info_t holds fewer parameters than an algorithm has"
+#endif
     if (i < 0 || i >= ch4coll_nalgos)
         return -1;
     al = &ch4coll_algos[i];
