@@ -109,12 +109,14 @@
  * own is folded into it, then each other child's from its own slots, and
  * the slot goes to the parent.  Folds run one at a time in chunk order; a
  * slot is received into again after its send (c_0's) or its fold.  Tags:
- * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  Where
- * bcast torus_trees takes more trees (parameter trees; whole x lines:
- * three), the vector is cut into as many parts, each folded up one tree
- * as above (a tree's links, reversed, are as disjoint as its own), the
- * children up to four per tree.  Any other placement runs bidir_chain's
- * chains with the same chunk.
+ * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  By
+ * default (parameter trees 0) the trees are bcast torus_trees' packing
+ * instead (topo/packing.h: two with a partial x line, three for whole
+ * lines), the vector cut into as many parts, each folded up one tree as
+ * above (a tree's links, reversed, are as disjoint as its own), up to
+ * four children per tree; the pair where the packing has fewer than two
+ * or trees = 1.  Any other placement runs bidir_chain's chains with the
+ * same chunk.
  * Cost, t = alpha + c beta + c gamma (a child's chunk received and
  * folded), K chunks of both halves: T = (max(yr, R - 1 - yr) + X - 1 +
  * 2 K) t: the root folds three children's chunks per chunk of A and one

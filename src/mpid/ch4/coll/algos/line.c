@@ -97,16 +97,19 @@
  * 12 KiB chunks, one in flight, the defaults).  Children per tree: at
  * most three (the root in A, cb in B: up, down, along the line), two
  * elsewhere (along the line, and up a column or into the partial line).
- * More trees (parameter trees: 0, the default, as many as the placement
- * allows, up to 4; 2 keeps the pair): where every host has three links
- * inside the set or more (whole x lines: p = 96 on SimGrid's torus; a
- * whole plane has four), the message is cut into k equal parts, one down
- * each of topo/packing.h's k link-disjoint spanning trees (Edmonds'
- * theorem, Lovász's construction), pipelined in the same chunks: each
- * link carries a k-th of the message where the pair puts half on some;
- * the trees are deeper (p = 96: 23 hops against 19), which costs a fill
- * time that pays off from some hundreds of KiB.  Several planes take the
- * packing's trees too, two or more.  Any other placement (one x line,
+ * The default (parameter trees 0; 2-4 cap it, 1 asks for the pair) cuts
+ * the message into k equal parts instead, one down each of
+ * topo/packing.h's k link-disjoint spanning trees (Edmonds' theorem,
+ * Lovász's construction; the shallowest of eight arc orders), pipelined
+ * in the same chunks: k = 2 with a partial x line, 3 where the hosts fill
+ * whole x lines (every host has three links in the set: p = 96 on
+ * SimGrid's torus), 4 on a whole plane, each link carrying a k-th of the
+ * message.  Two of the packing's trees are shallower than the pair (p =
+ * 24: 13 hops against 17); three are deeper (p = 96: 23 against 19), a
+ * fill time that the thirds repay from some hundreds of KiB.  The pair
+ * runs where the packing has fewer than two trees (a last x line of one
+ * host, whose one link both trees cross); several planes take the
+ * packing's trees, two or more.  Any other placement (one x line,
  * several ranks on a node, no torus) runs bidir_chain's chains round the
  * torus's cycle with the same chunk and inflight.  Cost on one port (K
  * chunks, c the largest): the pair T = 2 (K alpha + n beta) +

@@ -78,8 +78,8 @@ int ch4coll_coll_from_name(const char *name)
 #define TREES_DEF                                                              \
     {                                                                          \
         "trees", 0, 0, 4,                                                      \
-            "at most this many trees (0: as many as every node has links; "    \
-            "2: the BG/L pair)"                                                \
+            "at most this many link-disjoint trees (0: as many as the "        \
+            "placement allows; 1: BG/L's pair, +x and -x)"                     \
     }
 #define TORUS_PARAMS                                                           \
     {                                                                          \
@@ -279,12 +279,10 @@ const ch4coll_algo_t ch4coll_algos[] = {
                 TORUS_DEFS,
                 TREES_DEF},
      .desc = "the message in equal parts pipelined down spanning trees of "
-             "the torus that share no link: as many as the placement allows "
-             "(Edmonds; 3 where the ranks fill whole x lines, 4 a whole "
-             "plane), else two, one +x along the rows from the root's "
-             "column, one -x from the next (BG/L 3.1), where the ranks fill "
-             "more than one x line, one per node; else bidir_chain round "
-             "the torus; any p",
+             "the torus that share no link (BG/L 3.1): as many as the "
+             "placement allows (Edmonds: 2 with a partial x line, 3 whole x "
+             "lines, 4 a whole plane), where the ranks fill more than one x "
+             "line, one per node; else bidir_chain round the torus; any p",
      .cost = ch4coll_cost_bcast_torus_trees,
      .ntags = ch4coll_ntags_bcast_torus_trees},
     NATIVE_ROW(CH4COLL_BCAST),
