@@ -1093,7 +1093,8 @@ static void set_param(const ch4coll_algo_t *al, int64_t *prm, const char *name,
 /* bcast and reduce torus_trees on SimGrid's 16 x 16 torus: the trees
  * share no link, so no rank sends another more than one part of the
  * vector (p = 24 and 61 end in a partial x line: two trees, a half each;
- * p = 96 fills six lines: three, a third each; roots
+ * p = 96 fills six lines: three, a third each; BG/L's pair, trees = 1,
+ * a half each everywhere; roots
  * at a line's start, inside it and at the end of the partial line; the
  * allreduce sends each pair a half up and the other half down).  On odd
  * and oblong tori (3 x 5, 5 x 4, 4 x 3) every p that fills more than one
@@ -1117,32 +1118,36 @@ START_TEST(test_torus_trees)
         set_param(al, prm, "chunk", 1024); /* bytes, 4 per element */
         set_param(al, prm, "torus_x", 16);
         set_param(al, prm, "torus_y", 16);
-        for (i = 0; colls[ci] != CH4COLL_ALLREDUCE && i < 3; i++) {
-            int roots[3] = {0, 5, ps[i] - 1};
+        /* i < 3: the default (the packing); then trees = 1, BG/L's pair,
+         * two trees everywhere */
+        for (i = 0; colls[ci] != CH4COLL_ALLREDUCE && i < 6; i++) {
+            int pi = (int) (i % 3), roots[3] = {0, 5, ps[pi] - 1};
 
+            set_param(al, prm, "trees", i < 3 ? 0 : 1);
             for (k = 0; k < 3; k++) {
-                hz_case_t c = {al,         prm, ps[i], 4096, roots[k], 0,
-                               HZ_INT_SUM, 0,   1,     0,    0,        NULL};
-                double *m = malloc((size_t) ps[i] * ps[i] * sizeof *m),
+                hz_case_t c = {al,         prm, ps[pi], 4096, roots[k], 0,
+                               HZ_INT_SUM, 0,   1,      0,    0,        NULL};
+                double *m = malloc((size_t) ps[pi] * ps[pi] * sizeof *m),
                        most = 0;
                 /* p = 96: three trees (whole lines), a third each */
-                double part = ps[i] == 96 ? 1366 : 2048;
+                double part = i < 3 && ps[pi] == 96 ? 1366 : 2048;
 
                 ck_assert_ptr_nonnull(m);
                 ck_assert_msg(hz_peer_sends(&c, m, err, sizeof err) == 0, "%s",
                               err);
-                for (r = 0; r < ps[i] * ps[i]; r++) {
+                for (r = 0; r < ps[pi] * ps[pi]; r++) {
                     ck_assert_msg(m[r] <= part,
                                   "%s p=%d root %d: %d -> %d two parts",
-                                  ch4coll_coll_name(colls[ci]), ps[i], roots[k],
-                                  r / ps[i], r % ps[i]);
+                                  ch4coll_coll_name(colls[ci]), ps[pi],
+                                  roots[k], r / ps[pi], r % ps[pi]);
                     most = m[r] > most ? m[r] : most;
                 }
                 ck_assert_msg(most == part, "%s p=%d root %d: no part whole?",
-                              ch4coll_coll_name(colls[ci]), ps[i], roots[k]);
+                              ch4coll_coll_name(colls[ci]), ps[pi], roots[k]);
                 free(m);
             }
         }
+        set_param(al, prm, "trees", 0);
         for (i = 0; i < 3; i++) {
             set_param(al, prm, "torus_x", sides[i][0]);
             set_param(al, prm, "torus_y", sides[i][1]);
