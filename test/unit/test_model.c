@@ -1090,6 +1090,32 @@ static void set_param(const ch4coll_algo_t *al, int64_t *prm, const char *name,
     ck_abort_msg("%s has no parameter %s", al->name, name);
 }
 
+/* Placements without the pair's shape (torus_y 0, several planes):
+ * every tree count, the pair's (1: the chains there) among them, builds
+ * and gives the right result, with the tags its ntags reserves. */
+static void torus_trees_no_pair(const ch4coll_algo_t *al, int64_t *prm)
+{
+    static const int shapes[][3] = {
+        {96, 16, 0}, {48, 4, 4}, {64, 4, 4}, {24, 4, 2}, {18, 3, 3}};
+    char err[512];
+    size_t i;
+    int trees;
+
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (trees = 0; trees <= 4; trees++) {
+            hz_case_t c = {al, prm, shapes[i][0], 999, 1, 0, HZ_INT_SUM, 0, 1,
+                           0,  0,   NULL};
+
+            set_param(al, prm, "torus_x", shapes[i][1]);
+            set_param(al, prm, "torus_y", shapes[i][2]);
+            set_param(al, prm, "trees", trees);
+            ck_assert_msg(hz_run(&c, err, sizeof err) == 0,
+                          "%s %d on %d x %d, trees %d: %s", al->name,
+                          shapes[i][0], shapes[i][1], shapes[i][2], trees, err);
+        }
+    set_param(al, prm, "trees", 0);
+}
+
 /* bcast and reduce torus_trees on SimGrid's 16 x 16 torus: the trees
  * share no link, so no rank sends another more than one part of the
  * vector (p = 24 and 61 end in a partial x line: two trees, a half each;
@@ -1167,6 +1193,7 @@ START_TEST(test_torus_trees)
                                   sides[i][1], p, q, err);
                 }
         }
+        torus_trees_no_pair(al, prm);
     }
 }
 END_TEST

@@ -659,19 +659,18 @@ double ch4coll_cost_reduce_torus_trees(const ch4coll_args_t *a,
 {
     ch4coll_packing_t pk;
     ch4coll_tt_t g = {0};
-    int pair, j, rc, rootk[CH4COLL_PACKING_MAXK], kids[CH4COLL_PACKING_MAXKIDS];
+    int j, rc, rootk[CH4COLL_PACKING_MAXK], kids[CH4COLL_PACKING_MAXKIDS];
     double c, folds, depth;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    pair = ch4coll_tt_open(&g, a, params + 1);
-    if (ch4coll_tt_packing(&pk, a, params + 1, params[3], pair, &rc)) {
+    if (ch4coll_tt_packing(&pk, a, params + 1, params[3], &rc)) {
         for (j = 0; j < pk.k; j++)
             rootk[j] = ch4coll_packing_kids(&pk, j, a->root, kids);
         c = tr_chunks(a, params[0], pk.k, rootk, &folds);
         depth = ch4coll_packing_depth(&pk) - 1;
         ch4coll_packing_free(&pk);
-    } else if (pair) {
+    } else if (ch4coll_tt_open(&g, a, params + 1)) {
         c = tr_chunks(a, params[0], 2, NULL, &folds);
         depth = (g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr) + g.X - 1;
     } else {
@@ -741,10 +740,12 @@ static void ar_down(tr_t *r, size_t k, int own_read)
 int ch4coll_ntags_allreduce_torus_trees(const ch4coll_args_t *a,
                                         const int64_t *params)
 {
-    ch4coll_tt_here_t h;
-    ch4coll_args_t ra;
+    ch4coll_args_t ra = *a;
 
-    if (a->size > 1 && (ar_shape(&h, &ra, a, params) != CH4COLL_OK || h.s == 0))
+    if (a->size > 1 && params[1] >= 1)
+        ra.root = ar_root(a, params + 1);
+    if (a->size > 1 &&
+        (params[1] < 1 || ch4coll_tt_count(&ra, params + 1, params[3]) <= 0))
         return ch4coll_ntags_ring_reduce(a, params);
     return 2 * ch4coll_tt_streams(a, params + 1, params[3]) * CH_SLOTS;
 }

@@ -100,27 +100,26 @@
  * The default (parameter trees 0; 2-4 cap it, 1 asks for the pair) cuts
  * the message into k equal parts instead, one down each of
  * topo/packing.h's k link-disjoint spanning trees (Edmonds' theorem,
- * Lovász's construction; the shallowest of eight arc orders), pipelined
- * in the same chunks: k = 2 with a partial x line, 3 where the hosts fill
- * whole x lines (every host has three links in the set: p = 96 on
- * SimGrid's torus), 4 on a whole plane, each link carrying a k-th of the
- * message.  Two of the packing's trees are shallower than the pair (p =
- * 24: 13 hops against 17); three are deeper (p = 96: 23 against 19), a
- * fill time that the thirds repay from some hundreds of KiB.  The pair
- * runs where the packing has fewer than two trees (a last x line of one
- * host, whose one link both trees cross); several planes take the
- * packing's trees, two or more.  Any other placement (one x line,
- * several ranks on a node, no torus) runs bidir_chain's chains round the
- * torus's cycle with the same chunk and inflight.  Cost on one port (K
- * chunks, c the largest): the pair T = 2 (K alpha + n beta) +
- * (max(yr, R - 1 - yr) + X - 1) (alpha + c beta): the root sends A's
- * chunks to three children, B's to one; the packing: the root's children
- * in each tree times that tree's K alpha + n/k beta, plus the deepest
- * tree's depth - 1 chunk hops.  Scratch: none.  Any p, root, count.
- * Worked example, X = 4, p = 10 (lines y = 0, 1 whole, y = 2 of L = 2
- * hosts: 8, 9), root 5 = (1, 1): cb = 0.  A: 5 -> 1 and 5 -> 9 (column
- * 1), 5 -> 6 -> 7 -> 4 and 1 -> 2 -> 3 -> 0 (+x round the lines), 4 -> 8
- * (8 starts the partial line).  B: 5 -> 4 (cb), 4 -> 0 and 4 -> 8
+ * Lovász's construction; the shallowest of eight arc orders up to 128
+ * nodes), pipelined in the same chunks: k = 2 with a partial x line, 3
+ * where the hosts fill whole x lines (every host has three links in the
+ * set: p = 96 on SimGrid's torus), 4 on a whole plane, each link carrying
+ * a k-th of the message.  Two of the packing's trees are shallower than the
+ * pair (p = 24: 13 hops against 17); three are deeper (p = 96: 23 against 19),
+ * a fill time that the thirds repay from some hundreds of KiB.  The pair runs
+ * where the packing has fewer than two trees (a last x line of one host, whose
+ * one link both trees cross) and for trees = 1; several planes take the
+ * packing's trees, two or more (trees = 1 the chains). Any other placement (one
+ * x line, several ranks on a node, no torus) runs bidir_chain's chains round
+ * the torus's cycle with the same chunk and inflight.  Cost on one port (K
+ * chunks, c the largest): the pair T = 2 (K alpha + n beta) + (max(yr, R - 1 -
+ * yr) + X - 1) (alpha + c beta): the root sends A's chunks to three children,
+ * B's to one; the packing: the root's children in each tree times that tree's K
+ * alpha + n/k beta, plus the deepest tree's depth - 1 chunk hops.  Scratch:
+ * none.  Any p, root, count. Worked example, X = 4, p = 10 (lines y = 0, 1
+ * whole, y = 2 of L = 2 hosts: 8, 9), root 5 = (1, 1): cb = 0.  A: 5 -> 1 and 5
+ * -> 9 (column 1), 5 -> 6 -> 7 -> 4 and 1 -> 2 -> 3 -> 0 (+x round the lines),
+ * 4 -> 8 (8 starts the partial line).  B: 5 -> 4 (cb), 4 -> 0 and 4 -> 8
  * (column 0), 4 -> 7 -> 6 and 0 -> 3 -> 2 -> 1 (-x), 5 -> 9 (9, at x =
  * L - 1, starts B's way in the partial line).  Both halves cross 4 -> 8
  * and 5 -> 9: line 2's hosts have two links inside the set, one of them
@@ -596,15 +595,11 @@ int ch4coll_bcast_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
                     tt_plan);
 }
 
-/* One port: the root sends tree A's chunks to its up to three children
- * and B's to one, 2 K alpha + 2 n beta; then the last chunk has the
- * deeper tree's remaining hops to go, the column's half plus a row,
- * max(yr, R - 1 - yr) + X - 1.  Without the trees, the chains'. */
 /* One port: the root sends every tree's chunks to its children in that
  * tree, then the last chunk has the deepest tree's remaining hops to go;
  * -1 where the packing does not run. */
 static double tt_packing_cost(const ch4coll_args_t *a, const int64_t *params,
-                              const ch4coll_model_t *m, int pair)
+                              const ch4coll_model_t *m)
 {
     ch4coll_packing_t pk;
     bc_stream_t st;
@@ -612,7 +607,7 @@ static double tt_packing_cost(const ch4coll_args_t *a, const int64_t *params,
     double t = 0.0;
     int j, rc, kids[CH4COLL_PACKING_MAXKIDS];
 
-    if (!ch4coll_tt_packing(&pk, a, params + 2, params[4], pair, &rc))
+    if (!ch4coll_tt_packing(&pk, a, params + 2, params[4], &rc))
         return -1.0;
     for (j = 0; j < pk.k; j++) {
         tt_part(&st, a, params, pk.k, j);
@@ -627,21 +622,25 @@ static double tt_packing_cost(const ch4coll_args_t *a, const int64_t *params,
     return t;
 }
 
+/* The packing's formula where it runs; else, one port: the root sends
+ * tree A's chunks to its up to three children and B's to one, 2 K alpha
+ * + 2 n beta; then the last chunk has the deeper tree's remaining hops to
+ * go, the column's half plus a row, max(yr, R - 1 - yr) + X - 1.  Without
+ * the trees, the chains'. */
 double ch4coll_cost_bcast_torus_trees(const ch4coll_args_t *a,
                                       const int64_t *params,
                                       const ch4coll_model_t *m)
 {
     ch4coll_tt_t g = {0};
     size_t n = a->count, k, cmax;
-    int up, pair;
+    int up;
     double t;
 
     if (n == 0 || a->size == 1)
         return 0.0;
-    pair = ch4coll_tt_open(&g, a, params + 2);
-    if ((t = tt_packing_cost(a, params, m, pair)) >= 0.0)
+    if ((t = tt_packing_cost(a, params, m)) >= 0.0)
         return t;
-    if (!pair)
+    if (!ch4coll_tt_open(&g, a, params + 2))
         return ch4coll_cost_bcast_bidir_chain(a, params, m);
     k = bc_all_chunks(n, 2, params[0], &cmax);
     up = g.yr > g.R - 1 - g.yr ? g.yr : g.R - 1 - g.yr;

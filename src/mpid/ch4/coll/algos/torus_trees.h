@@ -122,22 +122,33 @@ typedef struct {
     int kids[CH4COLL_PACKING_MAXK][CH4COLL_PACKING_MAXKIDS];
 } ch4coll_tt_here_t;
 
-/* The packing's trees (packing.h) for a's placement (torus: torus_x,
- * torus_y; trees: 0 the most, 2-4 at most that many, 1 the pair above
- * where it has a shape) where they are two or more: 1 with pk built
- * (free it), 0 to take the pair or the chains; CH4COLL_ERR_NOMEM in *rc
- * if memory ran out. */
+/* Whether a's placement may take the packing's trees (torus: torus_x,
+ * torus_y; trees: 1 asks for the pair, or for the chains where the pair
+ * has no shape): one rank per node, more than one x line; and the most
+ * trees to build (0 when it may not). */
+static inline int ch4coll_tt_kmax(const ch4coll_args_t *a, const int64_t *torus,
+                                  int64_t trees)
+{
+    if (trees == 1 || torus[0] < 1 || a->size <= torus[0] ||
+        (a->loc && a->loc->nodes != a->size))
+        return 0;
+    return trees > 1 ? (int) trees : CH4COLL_PACKING_MAXK;
+}
+
+/* The packing's trees (packing.h) for a's placement (trees: 0 the most,
+ * 2-4 at most that many, 1 the pair above) where they are two or more: 1
+ * with pk built (free it), 0 to take the pair or the chains;
+ * CH4COLL_ERR_NOMEM in *rc if memory ran out. */
 static inline int ch4coll_tt_packing(ch4coll_packing_t *pk,
                                      const ch4coll_args_t *a,
                                      const int64_t *torus, int64_t trees,
-                                     int pair, int *rc)
+                                     int *rc)
 {
-    int kmax = trees > 1 ? (int) trees : CH4COLL_PACKING_MAXK;
+    int kmax = ch4coll_tt_kmax(a, torus, trees);
 
     *rc = CH4COLL_OK;
-    if ((trees == 1 && pair) || torus[0] < 1 || a->size <= torus[0] ||
-        (a->loc && a->loc->nodes != a->size))
-        return 0; /* the pair, one x line, or several ranks per node */
+    if (kmax == 0)
+        return 0;
     if (ch4coll_packing_build(pk, a->size, torus[0], torus[1], a->root, kmax)) {
         *rc = CH4COLL_ERR_NOMEM;
         return 0;
@@ -148,16 +159,31 @@ static inline int ch4coll_tt_packing(ch4coll_packing_t *pk,
     return 0;
 }
 
+/* How many trees a's ranks take (the packing's or the pair's 2), 0 for
+ * none (the caller's chains), without building them; -1 if memory ran
+ * out. */
+static inline int ch4coll_tt_count(const ch4coll_args_t *a,
+                                   const int64_t *torus, int64_t trees)
+{
+    ch4coll_tt_t g;
+    int kmax = ch4coll_tt_kmax(a, torus, trees), k = 0;
+
+    if (kmax > 0 && (k = ch4coll_packing_count(a->size, torus[0], torus[1],
+                                               a->root, kmax)) < 0)
+        return -1;
+    return k >= 2 ? k : ch4coll_tt_open(&g, a, torus) ? 2 : 0;
+}
+
 /* This rank's trees: the packing's, the pair's, or none (h->s = 0). */
 static inline int ch4coll_tt_here(ch4coll_tt_here_t *h, const ch4coll_args_t *a,
                                   const int64_t *torus, int64_t trees)
 {
     ch4coll_packing_t pk;
     ch4coll_tt_t g;
-    int pair = ch4coll_tt_open(&g, a, torus), t, rc;
+    int t, rc;
 
     h->s = 0;
-    if (ch4coll_tt_packing(&pk, a, torus, trees, pair, &rc)) {
+    if (ch4coll_tt_packing(&pk, a, torus, trees, &rc)) {
         h->s = pk.k;
         for (t = 0; t < pk.k; t++) {
             h->parent[t] = pk.parent[(size_t) t * (size_t) a->size + a->rank];
@@ -166,7 +192,7 @@ static inline int ch4coll_tt_here(ch4coll_tt_here_t *h, const ch4coll_args_t *a,
         ch4coll_packing_free(&pk);
         return CH4COLL_OK;
     }
-    if (rc != CH4COLL_OK || !pair)
+    if (rc != CH4COLL_OK || !ch4coll_tt_open(&g, a, torus))
         return rc;
     h->s = 2;
     for (t = 0; t < 2; t++) {
@@ -178,17 +204,15 @@ static inline int ch4coll_tt_here(ch4coll_tt_here_t *h, const ch4coll_args_t *a,
     return CH4COLL_OK;
 }
 
-/* The most trees a's placement may take (tags to reserve): at least 2,
- * at most trees when it is set. */
+/* The most trees a's placement may take (tags to reserve, no flows):
+ * at least 2, the fewest links a node has in the set, at most the cap. */
 static inline int ch4coll_tt_streams(const ch4coll_args_t *a,
                                      const int64_t *torus, int64_t trees)
 {
-    int k = ch4coll_packing_degree(a->size, torus[0], torus[1]);
+    int kmax = ch4coll_tt_kmax(a, torus, trees),
+        k = ch4coll_packing_degree(a->size, torus[0], torus[1]);
 
-    if (k > CH4COLL_PACKING_MAXK)
-        k = CH4COLL_PACKING_MAXK;
-    if (trees && k > trees)
-        k = (int) trees;
+    k = k < kmax ? k : kmax;
     return k > 2 ? k : 2;
 }
 

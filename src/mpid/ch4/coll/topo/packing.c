@@ -275,11 +275,19 @@ static int pk_count(pk_graph_t *g, int root, int k)
     return k;
 }
 
+/* kmax within 1 .. CH4COLL_PACKING_MAXK. */
+static int pk_kmax(int kmax)
+{
+    return kmax < 1                      ? 1
+           : kmax > CH4COLL_PACKING_MAXK ? CH4COLL_PACKING_MAXK
+                                         : kmax;
+}
+
 int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
                           int64_t y_len, int root, int kmax)
 {
     pk_graph_t g;
-    int k, depth, best = -1, tries = n <= 256 ? 8 : 1;
+    int k, depth, best = -1, tries = n <= 128 ? 8 : 1;
     unsigned seed;
     int *work = NULL;
 
@@ -290,10 +298,7 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
         return 0;
     if (pk_graph_open(&g, n, (int) x_len, y_len > 1 ? (int) y_len : 1))
         return -1;
-    k = pk_count(&g, root,
-                 kmax < 1                      ? 1
-                 : kmax > CH4COLL_PACKING_MAXK ? CH4COLL_PACKING_MAXK
-                                               : kmax);
+    k = pk_count(&g, root, pk_kmax(kmax));
     if (k > 0) {
         pk->parent = malloc((size_t) k * (size_t) n * sizeof(int));
         work = malloc((size_t) k * (size_t) n * sizeof(int));
@@ -316,6 +321,21 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
     free(work);
     pk_graph_free(&g);
     return 0;
+}
+
+int ch4coll_packing_count(int n, int64_t x_len, int64_t y_len, int root,
+                          int kmax)
+{
+    pk_graph_t g;
+    int k;
+
+    if (n < 2 || x_len < 1 || root < 0 || root >= n)
+        return 0;
+    if (pk_graph_open(&g, n, (int) x_len, y_len > 1 ? (int) y_len : 1))
+        return -1;
+    k = pk_count(&g, root, pk_kmax(kmax));
+    pk_graph_free(&g);
+    return k;
 }
 
 void ch4coll_packing_free(ch4coll_packing_t *pk)

@@ -30,12 +30,13 @@
  * refused for good.  The test is one max flow from {r, u} to v over the
  * free arcs (at least k).  Nodes are taken breadth first from the root;
  * the order in which a node tries its arcs decides how deep the later
- * trees come out (a pipeline's fill time), so up to 256 nodes eight
+ * trees come out (a pipeline's fill time), so up to 128 nodes eight
  * orders are tried (as built, then seven shuffles, the same on every
  * rank) and the shallowest packing kept: p = 96 on a 16 x 16 torus,
  * deepest node 23 hops instead of 31 (the BG/L pair: 19).  Time
  * O(tries k^2 A (n + A)) for A <= 6 n directed links: 2 ms at p = 96,
- * 8 ms at 256, 50 ms at 1024 (one order).
+ * 5 ms at 256 and 50 ms at 1024 (one order), on every rank for every
+ * schedule built (the plan cache keeps it).
  *
  * Worked example, X = 4, n = 8 (two whole x lines, y ring not closed),
  * root 0: every host has three links (two round its x line, one to the
@@ -69,6 +70,11 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
                           int64_t y_len, int root, int kmax);
 
 void ch4coll_packing_free(ch4coll_packing_t *pk);
+
+/* The trees' count alone, as ch4coll_packing_build finds it (the max
+ * flows, no trees): 0 .. kmax, or -1 when memory ran out. */
+int ch4coll_packing_count(int n, int64_t x_len, int64_t y_len, int root,
+                          int kmax);
 
 /* The most hops from the root to a node in any of the trees. */
 int ch4coll_packing_depth(const ch4coll_packing_t *pk);
