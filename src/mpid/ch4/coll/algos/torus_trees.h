@@ -19,9 +19,9 @@
  * where there are two or more (three where every host has three links in
  * the set); the pair where they are fewer (a partial last x line of one
  * host: both trees cross its one link) or the parameter trees asks for
- * it (1); else none, and the caller runs its chains.  The packing's two
- * trees are shallower than the pair (p = 24 on SimGrid's 16 x 16 torus:
- * 13 hops against 17).
+ * it (1; where the pair has no shape, the chains); else none, and the
+ * caller runs its chains.  The packing's two trees are shallower than the
+ * pair (p = 24 on SimGrid's 16 x 16 torus: 13 hops against 17).
  */
 #ifndef CH4COLL_TORUS_TREES_H
 #define CH4COLL_TORUS_TREES_H
