@@ -114,9 +114,9 @@
  * instead (topo/packing.h: two with a partial x line, three for whole
  * lines), the vector cut into as many parts, each folded up one tree as
  * above (a tree's links, reversed, are as disjoint as its own), up to
- * four children per tree; the pair where the packing has fewer than two
- * or trees = 1.  Any other placement runs bidir_chain's chains with the
- * same chunk.
+ * a node's links (four in 2-D) children per tree; the pair where the
+ * packing has fewer than two or trees = 1.  Any other placement runs
+ * bidir_chain's chains with the same chunk.
  * Cost, t = alpha + c beta + c gamma (a child's chunk received and
  * folded), K chunks of both halves: T = (max(yr, R - 1 - yr) + X - 1 +
  * 2 K) t: the root folds three children's chunks per chunk of A and one
