@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "algos/algo.h"
+#include "ch4coll.h"
 #include "sched/sched.h"
 #include "topo/nodes.h"
 #include "unit.h"
@@ -33,11 +34,25 @@
 
 /* Every registry row is whole: a builder and a cost (or neither: native),
  * a description, and parameters without gaps whose defaults are in range
- * (the rows use designated initializers; nothing is counted by hand). */
+ * (the rows use designated initializers; nothing is counted by hand); the
+ * public catalog entry (ch4coll_algorithm_info) says the same (it once
+ * held 4 parameters, and a fifth overwrote the first default). */
 START_TEST(test_registry_rows)
 {
     const ch4coll_algo_t *al = &ch4coll_algos[_i];
     int i, n = ch4coll_algo_nparams(al);
+    ch4coll_algorithm_info_t in;
+
+    ck_assert_int_eq(ch4coll_algorithm_info(_i, &in), 0);
+    ck_assert_int_eq(in.nparams, n);
+    for (i = 0; i < n; i++) {
+        ck_assert_str_eq(in.param_names[i], al->params[i].name);
+        ck_assert_msg(in.param_defaults[i] == al->params[i].def &&
+                          in.param_min[i] == al->params[i].min &&
+                          in.param_max[i] == al->params[i].max,
+                      "%s: %s in the public catalog", al->name,
+                      al->params[i].name);
+    }
 
     ck_assert_msg(al->desc && al->desc[0], "row %d: no description", _i);
     ck_assert_msg(!al->build == !al->cost, "%s: builder without cost",
