@@ -54,10 +54,12 @@ static void pk_add_arc(pk_graph_t *g, int u, int v)
     g->in[v][i] = a;
 }
 
-/* Host h's links to the others: its distinct neighbours in the set. */
-static int pk_links(int h, int n, int x_len, int y_len)
+/* Host h's links to the others: its distinct neighbours in the set, in
+ * the order x +1, x -1, y +1, y -1, z +1, z -1 (x_len or y_len 2: both
+ * ways are one link); their count. */
+static int pk_links(int h, int n, int x_len, int y_len, int *nb)
 {
-    int nb[CH4COLL_PACKING_MAXKIDS], m = 0, d, dir, v, i, dup;
+    int m = 0, d, dir, v, i, dup;
 
     for (d = 0; d < 3; d++)
         for (dir = 1; dir >= -1; dir -= 2) {
@@ -72,26 +74,15 @@ static int pk_links(int h, int n, int x_len, int y_len)
 
 int ch4coll_packing_degree(int n, int64_t x_len, int64_t y_len)
 {
-    int h, m, least = CH4COLL_PACKING_MAXKIDS;
+    int h, m, least = CH4COLL_PACKING_MAXKIDS, nb[CH4COLL_PACKING_MAXKIDS];
 
     if (n < 2 || x_len < 1)
         return 0;
     for (h = 0; h < n; h++) {
-        m = pk_links(h, n, (int) x_len, y_len > 1 ? (int) y_len : 1);
+        m = pk_links(h, n, (int) x_len, y_len > 1 ? (int) y_len : 1, nb);
         least = m < least ? m : least;
     }
     return least;
-}
-
-/* An arc from u to v already (x_len or y_len 2: both ways are one link). */
-static int pk_has_arc(const pk_graph_t *g, int u, int v)
-{
-    int i;
-
-    for (i = 0; i < CH4COLL_PACKING_MAXKIDS && g->out[u][i] >= 0; i++)
-        if (g->head[g->out[u][i]] == v)
-            return 1;
-    return 0;
 }
 
 static void pk_graph_free(pk_graph_t *g)
@@ -111,7 +102,7 @@ static void pk_graph_free(pk_graph_t *g)
 static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
 {
     size_t amax = (size_t) n * CH4COLL_PACKING_MAXKIDS;
-    int h, d, dir, v;
+    int h, i, m, nb[CH4COLL_PACKING_MAXKIDS];
 
     memset(g, 0, sizeof(*g));
     g->n = n;
@@ -133,12 +124,8 @@ static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
     memset(g->out, -1, (size_t) n * sizeof(*g->out));
     memset(g->in, -1, (size_t) n * sizeof(*g->in));
     for (h = 0; h < n; h++)
-        for (d = 0; d < 3; d++)
-            for (dir = 1; dir >= -1; dir -= 2) {
-                v = pk_neighbour(h, d, dir, n, x_len, y_len);
-                if (v >= 0 && !pk_has_arc(g, h, v))
-                    pk_add_arc(g, h, v);
-            }
+        for (i = 0, m = pk_links(h, n, x_len, y_len, nb); i < m; i++)
+            pk_add_arc(g, h, nb[i]);
     return 0;
 }
 
