@@ -421,6 +421,7 @@ static void packing_check(int n, int x, int y, int root, int want)
         want = least < CH4COLL_PACKING_MAXK ? least : CH4COLL_PACKING_MAXK;
     ck_assert_msg(pk.k == want, "%d x %d n=%d root %d: %d trees, want %d", x, y,
                   n, root, pk.k, want);
+    ck_assert_int_eq(ch4coll_packing_count(n, x, y, root, 4), pk.k); /* flows */
     for (t = 0; t < pk.k; t++)
         for (v = 0; v < n; v++) {
             const int *parent = pk.parent + (size_t) t * (size_t) n;
@@ -454,6 +455,7 @@ START_TEST(test_packing)
                                 {96, 3}, {255, 3}, {256, 4}};
     static const int sides[][2] = {{3, 5}, {4, 4}, {5, 2}, {2, 3},
                                    {6, 1}, {4, 3}, {1, 4}};
+    static const int deep[][2] = {{24, 16}, {61, 13}, {96, 20}};
     size_t i;
     int n, r;
 
@@ -466,6 +468,20 @@ START_TEST(test_packing)
                 packing_check(n, sides[i][0], sides[i][1], r, 0);
     ck_assert_int_eq(ch4coll_packing_degree(1, 16, 16), 0);
     ck_assert_int_eq(ch4coll_packing_degree(96, 16, 16), 3);
+    /* grown together, no tree goes the long way round: from every root
+     * at most 16, 13 and 20 hops deep at p = 24, 61, 96 (grown one after
+     * the other: 16, 19 and 27; the BG/L pair at p = 96: 19-20) */
+    for (i = 0; i < sizeof deep / sizeof deep[0]; i++)
+        for (r = 0; r < deep[i][0]; r++) {
+            ch4coll_packing_t pk;
+
+            ck_assert_int_eq(
+                ch4coll_packing_build(&pk, deep[i][0], 16, 16, r, 4), 0);
+            ck_assert_msg(ch4coll_packing_depth(&pk) <= deep[i][1],
+                          "p=%d root %d: %d hops deep", deep[i][0], r,
+                          ch4coll_packing_depth(&pk));
+            ch4coll_packing_free(&pk);
+        }
 }
 END_TEST
 

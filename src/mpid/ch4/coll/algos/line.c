@@ -100,13 +100,13 @@
  * The default (parameter trees 0; 2-4 cap it, 1 asks for the pair) cuts
  * the message into k equal parts instead, one down each of
  * topo/packing.h's k link-disjoint spanning trees (Edmonds' theorem,
- * Lovász's construction; the shallowest of eight arc orders up to 128
- * nodes), pipelined in the same chunks: k = 2 with a partial x line, 3
- * where the hosts fill whole x lines (every host has three links in the
- * set: p = 96 on SimGrid's torus), 4 on a whole plane, each link carrying
- * a k-th of the message.  Two of the packing's trees are shallower than the
- * pair (p = 24: 13 hops against 17); three are deeper (p = 96: 23 against 19),
- * a fill time that the thirds repay from some hundreds of KiB.  The pair runs
+ * Lovász's construction, the trees grown together; the shallowest of eight
+ * arc orders up to 128 nodes), pipelined in the same chunks: k = 2 with a
+ * partial x line, 3 where the hosts fill whole x lines (every host has three
+ * links in the set: p = 96 on SimGrid's torus), 4 on a whole plane, each link
+ * carrying a k-th of the message.  From root 0 on SimGrid's 16 x 16 torus the
+ * packing's trees are 15, 12 and 20 hops deep at p = 24, 61 and 96 (the pair
+ * at p = 96: 19), a fill time that the k-th parts repay.  The pair runs
  * where the packing has fewer than two trees (a last x line of one host, whose
  * one link both trees cross) and for trees = 1; several planes take the
  * packing's trees, two or more (trees = 1 the chains). Any other placement (one

@@ -20,8 +20,8 @@
  * the set); the pair where they are fewer (a partial last x line of one
  * host: both trees cross its one link) or the parameter trees asks for
  * it (1; where the pair has no shape, the chains); else none, and the
- * caller runs its chains.  The packing's two trees are shallower than the
- * pair (p = 24 on SimGrid's 16 x 16 torus: 13 hops against 17).
+ * caller runs its chains.  The packing's trees from root 0 on SimGrid's
+ * 16 x 16 torus: 15, 12 and 20 hops deep at p = 24, 61 and 96.
  */
 #ifndef CH4COLL_TORUS_TREES_H
 #define CH4COLL_TORUS_TREES_H

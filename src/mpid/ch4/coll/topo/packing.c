@@ -1,10 +1,12 @@
 /*
  * packing.c - the disjoint spanning trees of packing.h: the placement's
- * links as a digraph, Edmonds' count by max flows, Lovász's growth.
+ * links as a digraph, Edmonds' count by max flows, Lovász's growth of
+ * all the trees together.
  *
  * The max flows have unit capacities and stop at the k they test, so
  * each is at most k breadth-first searches of the residual graph (free
- * arcs without flow forward, free arcs with flow backward).
+ * arcs without flow forward, free arcs with flow backward), each from
+ * the sink back to the first tree whose unit is still unused.
  */
 #include "packing.h"
 
@@ -18,8 +20,12 @@ typedef struct {
     int n, narcs;
     int *tail, *head, *owner, *flow;
     int (*out)[CH4COLL_PACKING_MAXKIDS], (*in)[CH4COLL_PACKING_MAXKIDS];
-    int *queue, *via, *seen; /* via: arc + 1 forward, -(arc + 1) back */
-    int *order;              /* the growing tree's nodes, breadth first */
+    int *queue, *step, *seen; /* pk_augment's search, nodes and sources */
+    int src_at[CH4COLL_PACKING_MAXK], src_step[CH4COLL_PACKING_MAXK];
+    int src_seen[CH4COLL_PACKING_MAXK];
+    int *trees;        /* parents of the trees being grown (k n) */
+    int *list, *depth; /* per tree: its nodes by depth, their depth */
+    int size[CH4COLL_PACKING_MAXK]; /* per tree: its nodes */
     int stamp;
 } pk_graph_t;
 
@@ -94,14 +100,17 @@ static void pk_graph_free(pk_graph_t *g)
     free(g->out);
     free(g->in);
     free(g->queue);
-    free(g->via);
+    free(g->step);
     free(g->seen);
-    free(g->order);
+    free(g->trees);
+    free(g->list);
+    free(g->depth);
 }
 
 static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
 {
     size_t amax = (size_t) n * CH4COLL_PACKING_MAXKIDS;
+    size_t tmax = (size_t) n * CH4COLL_PACKING_MAXK;
     int h, i, m, nb[CH4COLL_PACKING_MAXKIDS];
 
     memset(g, 0, sizeof(*g));
@@ -112,12 +121,15 @@ static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
     g->flow = malloc(amax * sizeof(int));
     g->out = malloc((size_t) n * sizeof(*g->out));
     g->in = malloc((size_t) n * sizeof(*g->in));
-    g->queue = malloc((size_t) n * sizeof(int));
-    g->via = malloc((size_t) n * sizeof(int));
+    g->queue = malloc(((size_t) n + CH4COLL_PACKING_MAXK) * sizeof(int));
+    g->step = malloc((size_t) n * sizeof(int));
     g->seen = calloc((size_t) n, sizeof(int));
-    g->order = malloc((size_t) n * sizeof(int));
+    g->trees = malloc(tmax * sizeof(int));
+    g->list = malloc(tmax * sizeof(int));
+    g->depth = malloc(tmax * sizeof(int));
     if (!g->tail || !g->head || !g->owner || !g->flow || !g->out || !g->in ||
-        !g->queue || !g->via || !g->seen || !g->order) {
+        !g->queue || !g->step || !g->seen || !g->trees || !g->list ||
+        !g->depth) {
         pk_graph_free(g);
         return -1;
     }
@@ -129,54 +141,93 @@ static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
     return 0;
 }
 
-/* One augmenting path from the marked sources to sink over free arcs;
- * 1 if found (and the flow moved along it). */
-static int pk_augment(pk_graph_t *g, const int *src, int nsrc, int sink)
+/* One augmenting path to sink from the trees' sources: source s_t
+ * (t < k) holds one unit and hands it at no cost to any node of tree t
+ * (trees[t n + v] != -2), src_at[t] the node it went to (-1: unused);
+ * units move over free arcs.  The search runs backwards from sink over
+ * the residual arcs and stops at the first node of a tree whose unit is
+ * unused, so that a sink next to the trees costs a few steps.  step[x]
+ * is the residual arc x leaves by towards sink: arc + 1 forward (no flow
+ * yet), -(arc + 1) back (cancels a unit), or narcs + 1 + t to s_t (x =
+ * src_at[t], giving s_t's unit up); src_step[t] the node s_t hands its
+ * unit to instead.  1 if found (and the flow moved along it). */
+static int pk_augment(pk_graph_t *g, int k, int sink)
 {
-    int qh = 0, qt = 0, i, x, a, y, stamp = ++g->stamp;
+    const int *tree = g->trees;
+    int qh = 0, qt = 0, i, t, x, a, y, n = g->n, from = -1;
+    int stamp = ++g->stamp;
 
-    for (i = 0; i < nsrc; i++) {
-        g->seen[src[i]] = stamp;
-        g->via[src[i]] = 0;
-        g->queue[qt++] = src[i];
-    }
-    while (qh < qt && g->seen[sink] != stamp) {
+    g->seen[sink] = stamp;
+    g->step[sink] = 0;
+    g->queue[qt++] = sink;
+    while (qh < qt && from < 0) {
         x = g->queue[qh++];
-        for (i = 0; i < CH4COLL_PACKING_MAXKIDS; i++) {
-            a = g->out[x][i]; /* forward along a free arc without flow */
-            if (a >= 0 && g->owner[a] < 0 && !g->flow[a] &&
-                g->seen[y = g->head[a]] != stamp) {
+        if (x >= n) { /* s_t: back to the node its unit went to */
+            y = g->src_at[t = x - n];
+            if (y >= 0 && g->seen[y] != stamp) {
                 g->seen[y] = stamp;
-                g->via[y] = a + 1;
+                g->step[y] = g->narcs + 1 + t;
                 g->queue[qt++] = y;
             }
-            a = g->in[x][i]; /* back along a free arc with flow */
-            if (a >= 0 && g->owner[a] < 0 && g->flow[a] &&
+            continue;
+        }
+        for (t = 0; t < k && from < 0; t++) /* the sources that reach x */
+            if (tree[(size_t) t * (size_t) n + x] != -2 &&
+                g->src_seen[t] != stamp) {
+                g->src_seen[t] = stamp;
+                g->src_step[t] = x;
+                if (g->src_at[t] < 0)
+                    from = t;
+                else
+                    g->queue[qt++] = n + t;
+            }
+        for (i = 0; i < CH4COLL_PACKING_MAXKIDS && from < 0; i++) {
+            a = g->in[x][i]; /* a free arc without flow into x */
+            if (a >= 0 && g->owner[a] < 0 && !g->flow[a] &&
                 g->seen[y = g->tail[a]] != stamp) {
                 g->seen[y] = stamp;
-                g->via[y] = -(a + 1);
+                g->step[y] = a + 1;
+                g->queue[qt++] = y;
+            }
+            a = g->out[x][i]; /* a free arc with flow out of x */
+            if (a >= 0 && g->owner[a] < 0 && g->flow[a] &&
+                g->seen[y = g->head[a]] != stamp) {
+                g->seen[y] = stamp;
+                g->step[y] = -(a + 1);
                 g->queue[qt++] = y;
             }
         }
     }
-    if (g->seen[sink] != stamp)
+    if (from < 0)
         return 0;
-    for (x = sink; g->via[x] != 0;) {
-        a = g->via[x] > 0 ? g->via[x] - 1 : -g->via[x] - 1;
-        g->flow[a] = g->via[x] > 0;
-        x = g->via[x] > 0 ? g->tail[a] : g->head[a];
+    for (t = from, x = -1; x != sink;) {
+        if (t >= 0) { /* s_t's unit goes to src_step[t] */
+            x = g->src_at[t] = g->src_step[t];
+            t = -1;
+        } else if (g->step[x] > g->narcs) {
+            t = g->step[x] - g->narcs - 1; /* x gives s_t's unit up */
+        } else {
+            a = g->step[x] > 0 ? g->step[x] - 1 : -g->step[x] - 1;
+            g->flow[a] = g->step[x] > 0;
+            x = g->step[x] > 0 ? g->head[a] : g->tail[a];
+        }
     }
     return 1;
 }
 
-/* The disjoint paths over free arcs from the sources to sink, counted up
- * to need. */
-static int pk_flow(pk_graph_t *g, const int *src, int nsrc, int sink, int need)
+/* The disjoint paths over the free arcs to sink, one from each tree's
+ * nodes at most: k when the partial trees (g->trees) still extend to k
+ * disjoint spanning trees as far as sink is concerned (Edmonds' branching
+ * theorem: every node set X entered by as many free arcs as there are
+ * trees that X misses). */
+static int pk_flow(pk_graph_t *g, int k, int sink)
 {
-    int f = 0;
+    int f = 0, t;
 
     memset(g->flow, 0, (size_t) g->narcs * sizeof(int));
-    while (f < need && pk_augment(g, src, nsrc, sink))
+    for (t = 0; t < k; t++)
+        g->src_at[t] = -1;
+    while (f < k && pk_augment(g, k, sink))
         f++;
     return f;
 }
@@ -201,51 +252,78 @@ static int pk_arc_order(const pk_graph_t *g, int u, unsigned *seed, int *arcs)
     return m;
 }
 
-/* Tree t grown from root breadth first by arcs that leave every node
- * need - 1 free paths (need 1: any free arc); parent[v] its result.
- * 1 if it spans every node (Lovász: always, when need is the count). */
-static int pk_grow(pk_graph_t *g, int t, int root, int need, unsigned *seed,
-                   int *parent)
+/* k trees of the root alone. */
+static void pk_trees_open(pk_graph_t *g, int root, int k)
 {
-    int qh = 0, qt = 0, i, m, u, v, a, src[2], arcs[CH4COLL_PACKING_MAXKIDS];
+    int *parent = g->trees, t, v;
 
-    for (v = 0; v < g->n; v++)
-        parent[v] = -2; /* not reached yet */
-    parent[root] = -1;
-    g->order[qt++] = root;
-    while (qh < qt) { /* Lovász: the queue never runs dry early */
-        u = g->order[qh++];
-        m = pk_arc_order(g, u, seed, arcs);
-        for (i = 0; i < m; i++) {
-            a = arcs[i];
-            v = g->head[a];
-            if (g->owner[a] >= 0 || parent[v] != -2)
-                continue;
-            src[0] = root;
-            src[1] = u;
-            if (need > 1 && pk_flow(g, src, u == root ? 1 : 2, v, need) < need)
-                continue;
-            g->owner[a] = t;
-            parent[v] = u;
-            g->order[qt++] = v;
-        }
+    for (t = 0; t < k; t++) {
+        for (v = 0; v < g->n; v++)
+            parent[(size_t) t * (size_t) g->n + v] = -2; /* not reached */
+        parent[(size_t) t * (size_t) g->n + root] = -1;
+        g->list[(size_t) t * (size_t) g->n] = root;
+        g->depth[(size_t) t * (size_t) g->n + root] = 0;
+        g->size[t] = 1;
     }
-    return qt == g->n;
 }
 
-/* k trees into parent (k n), the arcs tried in the order of seed: the
- * deepest node's hops, or -1 if a tree came out short (not reached). */
-static int pk_pack(pk_graph_t *g, int root, int k, unsigned seed, int *parent)
+/* Tree t takes one more arc (u, v), u in it and v not: the shallowest u
+ * first, each u's arcs in the order of seed, the first arc after which
+ * the trees still extend (pk_flow at v: only node sets that hold v can
+ * lose an arc, and the one v now joins is no longer missed by tree t).
+ * Such an arc exists while the tree is not spanning (Lovász).  1 if one
+ * was taken. */
+static int pk_extend(pk_graph_t *g, int k, int t, unsigned *seed)
 {
-    ch4coll_packing_t pk = {g->n, k, parent};
-    int t;
+    int *tp = g->trees + (size_t) t * (size_t) g->n;
+    int *list = g->list + (size_t) t * (size_t) g->n;
+    int *depth = g->depth + (size_t) t * (size_t) g->n;
+    int i, j, m, u, v, a, arcs[CH4COLL_PACKING_MAXKIDS];
+
+    for (i = 0; i < g->size[t]; i++) {
+        u = list[i];
+        m = pk_arc_order(g, u, seed, arcs);
+        for (j = 0; j < m; j++) {
+            a = arcs[j];
+            v = g->head[a];
+            if (g->owner[a] >= 0 || tp[v] != -2)
+                continue;
+            g->owner[a] = t;
+            tp[v] = u;
+            if (pk_flow(g, k, v) == k) {
+                depth[v] = depth[u] + 1;
+                for (m = g->size[t]++; m > 0 && depth[list[m - 1]] > depth[v];
+                     m--)
+                    list[m] = list[m - 1]; /* list stays by depth */
+                list[m] = v;
+                return 1;
+            }
+            g->owner[a] = -1;
+            tp[v] = -2;
+        }
+    }
+    return 0;
+}
+
+/* k trees into g->trees (k n), grown together an arc per tree in turn so
+ * that none is left the long way round, the arcs tried in the order of
+ * seed: the deepest node's hops, or -1 if a tree came out short. */
+static int pk_pack(pk_graph_t *g, int root, int k, unsigned seed)
+{
+    ch4coll_packing_t pk = {g->n, k, g->trees};
+    int t, grown;
 
     for (t = 0; t < g->narcs; t++)
         g->owner[t] = -1;
-    for (t = 0; t < k; t++)
-        if (!pk_grow(g, t, root, k - t, &seed,
-                     parent + (size_t) t * (size_t) g->n))
-            return -1;
+    pk_trees_open(g, root, k);
+    do
+        for (t = 0, grown = 0; t < k; t++)
+            if (g->size[t] < g->n) {
+                if (!pk_extend(g, k, t, &seed))
+                    return -1;
+                grown = 1;
+            }
+    while (grown);
     return ch4coll_packing_depth(&pk);
 }
 
@@ -254,9 +332,10 @@ static int pk_count(pk_graph_t *g, int root, int k)
 {
     int v, f;
 
+    pk_trees_open(g, root, k);
     for (v = 0; v < g->n && k > 0; v++)
         if (v != root) {
-            f = pk_flow(g, &root, 1, v, k);
+            f = pk_flow(g, k, v);
             k = f < k ? f : k;
         }
     return k;
@@ -276,7 +355,6 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
     pk_graph_t g;
     int k, depth, best = -1, tries = n <= 128 ? 8 : 1;
     unsigned seed;
-    int *work = NULL;
 
     pk->n = n;
     pk->k = 0;
@@ -285,27 +363,27 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
         return 0;
     if (pk_graph_open(&g, n, (int) x_len, y_len > 1 ? (int) y_len : 1))
         return -1;
-    k = pk_count(&g, root, pk_kmax(kmax));
-    if (k > 0) {
-        pk->parent = malloc((size_t) k * (size_t) n * sizeof(int));
-        work = malloc((size_t) k * (size_t) n * sizeof(int));
-    }
-    if (k > 0 && (!pk->parent || !work)) {
-        free(pk->parent);
-        free(work);
-        pk->parent = NULL;
+    /* At most the fewest links; growing more trees than Edmonds' count
+     * gets stuck whatever the order, fewer never does (Lovász). */
+    k = ch4coll_packing_degree(n, x_len, y_len);
+    for (k = k < pk_kmax(kmax) ? k : pk_kmax(kmax); k > 0; k--)
+        if ((best = pk_pack(&g, root, k, 0)) >= 0)
+            break;
+    if (k > 0 &&
+        !(pk->parent = malloc((size_t) k * (size_t) n * sizeof(int)))) {
         pk_graph_free(&g);
         return -1;
     }
-    for (seed = 0; seed < (unsigned) tries && k > 0; seed++) {
-        depth = pk_pack(&g, root, k, seed, work);
-        if (depth >= 0 && (best < 0 || depth < best)) {
+    if (k > 0)
+        memcpy(pk->parent, g.trees, (size_t) k * (size_t) n * sizeof(int));
+    for (seed = 1; seed < (unsigned) tries && k > 0; seed++) {
+        depth = pk_pack(&g, root, k, seed);
+        if (depth >= 0 && depth < best) {
             best = depth;
-            memcpy(pk->parent, work, (size_t) k * (size_t) n * sizeof(int));
+            memcpy(pk->parent, g.trees, (size_t) k * (size_t) n * sizeof(int));
         }
     }
-    pk->k = best >= 0 ? k : 0;
-    free(work);
+    pk->k = k;
     pk_graph_free(&g);
     return 0;
 }

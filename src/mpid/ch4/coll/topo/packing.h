@@ -21,22 +21,26 @@
  * placement of small 2- and 3-D tori).  ch4coll_packing_build computes
  * it by unit-capacity max flows.
  *
- * Which trees.  Lovász's proof of the theorem (1976) builds them one at a
- * time: grow a tree from the root by arcs (u, v), u in it, v not, taking
- * an arc only if every node set X that v enters and u does not (root
- * outside) is still entered by k arcs outside the tree, so that the arcs
- * left over keep k - 1 disjoint paths to every node; such an arc always
- * exists while the tree is not spanning, and an arc refused once is
- * refused for good.  The test is one max flow from {r, u} to v over the
- * free arcs (at least k).  Nodes are taken breadth first from the root;
- * the order in which a node tries its arcs decides how deep the later
- * trees come out (a pipeline's fill time), so up to 128 nodes eight
- * orders are tried (as built, then seven shuffles, the same on every
- * rank) and the shallowest packing kept: p = 96 on a 16 x 16 torus,
- * deepest node 23 hops instead of 31 (the BG/L pair: 19).  Time
- * O(tries k^2 A (n + A)) for A <= 6 n directed links: 2 ms at p = 96,
- * 5 ms at 256 and 50 ms at 1024 (one order), on every rank for every
- * schedule built (the plan cache keeps it).
+ * Which trees.  Lovász's proof of the theorem (1976) grows them by arcs
+ * (u, v), u in a tree and v not, and takes an arc only if the partial
+ * trees can still be completed: Edmonds' branching theorem, every node
+ * set X (root outside) entered by as many free arcs as there are trees
+ * that do not reach into X; such an arc always exists while a tree is not
+ * spanning.  The test is one max flow to v from the trees' node sets, a
+ * unit from each, over the free arcs (k), searched backwards from v so
+ * that it stops at the nearest trees.  Grown one after the other (the
+ * proof's order), the first tree took the short ways and the last went
+ * the long way round (p = 96 on a 16 x 16 torus: 29 hops deep on the
+ * mean over roots); grown together, an arc per tree in turn from its
+ * shallowest node, none is left the leftovers: 19.7 hops, p = 61 12.9
+ * instead of 20.8.  Up to 128 nodes eight arc orders are tried (as built,
+ * then seven shuffles, the same on every rank) and the shallowest packing
+ * kept: deepest node 17.8 hops on the mean at p = 96 (the one-by-one
+ * growth 23.7, the BG/L pair 19), 10.9 at p = 61 (16.8), 14.4 at p = 24
+ * (the same).  The count is the fewest links unless a first growth gets
+ * stuck (it does exactly when the count is lower; then one fewer).  3 ms
+ * at p = 96 (eight orders), 25 ms at 1024 and 0.4 s at 4096 (one), on
+ * every rank for every schedule built (the plan cache keeps it).
  *
  * Worked example, X = 4, n = 8 (two whole x lines, y ring not closed),
  * root 0: every host has three links (two round its x line, one to the
