@@ -26,7 +26,8 @@ typedef struct {
     int *trees;        /* parents of the trees being grown (k n) */
     int *list, *depth; /* per tree: its nodes by depth, their depth */
     int size[CH4COLL_PACKING_MAXK]; /* per tree: its nodes */
-    int stamp;
+    int *refused;                   /* per arc: the sticky mark when refused */
+    int stamp, sticky, gen;         /* gen: the last sticky mark handed out */
 } pk_graph_t;
 
 /* Host h's neighbour one step along dimension d (0 x, 1 y, 2 z) in
@@ -105,6 +106,7 @@ static void pk_graph_free(pk_graph_t *g)
     free(g->trees);
     free(g->list);
     free(g->depth);
+    free(g->refused);
 }
 
 static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
@@ -127,9 +129,10 @@ static int pk_graph_open(pk_graph_t *g, int n, int x_len, int y_len)
     g->trees = malloc(tmax * sizeof(int));
     g->list = malloc(tmax * sizeof(int));
     g->depth = malloc(tmax * sizeof(int));
+    g->refused = calloc(amax, sizeof(int));
     if (!g->tail || !g->head || !g->owner || !g->flow || !g->out || !g->in ||
         !g->queue || !g->step || !g->seen || !g->trees || !g->list ||
-        !g->depth) {
+        !g->depth || !g->refused) {
         pk_graph_free(g);
         return -1;
     }
@@ -271,8 +274,10 @@ static void pk_trees_open(pk_graph_t *g, int root, int k)
  * first, each u's arcs in the order of seed, the first arc after which
  * the trees still extend (pk_flow at v: only node sets that hold v can
  * lose an arc, and the one v now joins is no longer missed by tree t).
- * Such an arc exists while the tree is not spanning (Lovász).  1 if one
- * was taken. */
+ * Such an arc exists while the tree is not spanning (Lovász).  Grown one
+ * after the other, an arc refused once stays refused (the free arcs only
+ * shrink and the trees only grow; g->sticky marks them); together, other
+ * trees' growth may free one.  1 if an arc was taken. */
 static int pk_extend(pk_graph_t *g, int k, int t, unsigned *seed)
 {
     int *tp = g->trees + (size_t) t * (size_t) g->n;
@@ -286,7 +291,8 @@ static int pk_extend(pk_graph_t *g, int k, int t, unsigned *seed)
         for (j = 0; j < m; j++) {
             a = arcs[j];
             v = g->head[a];
-            if (g->owner[a] >= 0 || tp[v] != -2)
+            if (g->owner[a] >= 0 || tp[v] != -2 ||
+                (g->sticky && g->refused[a] == g->sticky))
                 continue;
             g->owner[a] = t;
             tp[v] = u;
@@ -300,31 +306,48 @@ static int pk_extend(pk_graph_t *g, int k, int t, unsigned *seed)
             }
             g->owner[a] = -1;
             tp[v] = -2;
+            g->refused[a] = g->sticky;
         }
     }
     return 0;
 }
 
-/* k trees into g->trees (k n), grown together an arc per tree in turn so
- * that none is left the long way round, the arcs tried in the order of
- * seed: the deepest node's hops, or -1 if a tree came out short. */
-static int pk_pack(pk_graph_t *g, int root, int k, unsigned seed)
+/* k trees into g->trees (k n), the arcs tried in the order of seed,
+ * grown together (an arc per tree in turn, so that none is left the long
+ * way round) or one after the other (Lovász's order: the first trees
+ * shallow, the last deep).  Its score: the deepest node's hops, then the
+ * hops of all nodes in all trees (k n of them) as the tie-break, one
+ * number; -1 if a tree came out short. */
+static int64_t pk_pack(pk_graph_t *g, int root, int k, unsigned seed,
+                       int together)
 {
-    ch4coll_packing_t pk = {g->n, k, g->trees};
+    int64_t deepest = 0, hops = 0;
+    size_t i;
     int t, grown;
 
     for (t = 0; t < g->narcs; t++)
         g->owner[t] = -1;
     pk_trees_open(g, root, k);
-    do
-        for (t = 0, grown = 0; t < k; t++)
-            if (g->size[t] < g->n) {
+    if (together)
+        do
+            for (t = 0, grown = 0; t < k; t++)
+                if (g->size[t] < g->n && pk_extend(g, k, t, &seed))
+                    grown = 1;
+        while (grown);
+    else
+        for (t = 0; t < k; t++)
+            for (g->sticky = ++g->gen; g->size[t] < g->n;)
                 if (!pk_extend(g, k, t, &seed))
-                    return -1;
-                grown = 1;
-            }
-    while (grown);
-    return ch4coll_packing_depth(&pk);
+                    break;
+    g->sticky = 0;
+    for (t = 0; t < k; t++)
+        if (g->size[t] < g->n)
+            return -1;
+    for (i = 0; i < (size_t) k * (size_t) g->n; i++) {
+        hops += g->depth[i];
+        deepest = g->depth[i] > deepest ? g->depth[i] : deepest;
+    }
+    return deepest * k * g->n * g->n + hops;
 }
 
 /* The most trees: the smallest r -> v cut over all v, capped at k. */
@@ -353,7 +376,8 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
                           int64_t y_len, int root, int kmax)
 {
     pk_graph_t g;
-    int k, depth, best = -1, tries = n <= 128 ? 8 : 1;
+    int k, tries = n <= 128 ? 8 : 1, way;
+    int64_t score, best = -1;
     unsigned seed;
 
     pk->n = n;
@@ -367,7 +391,7 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
      * gets stuck whatever the order, fewer never does (Lovász). */
     k = ch4coll_packing_degree(n, x_len, y_len);
     for (k = k < pk_kmax(kmax) ? k : pk_kmax(kmax); k > 0; k--)
-        if ((best = pk_pack(&g, root, k, 0)) >= 0)
+        if ((best = pk_pack(&g, root, k, 0, 1)) >= 0)
             break;
     if (k > 0 &&
         !(pk->parent = malloc((size_t) k * (size_t) n * sizeof(int)))) {
@@ -376,13 +400,15 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
     }
     if (k > 0)
         memcpy(pk->parent, g.trees, (size_t) k * (size_t) n * sizeof(int));
-    for (seed = 1; seed < (unsigned) tries && k > 0; seed++) {
-        depth = pk_pack(&g, root, k, seed);
-        if (depth >= 0 && depth < best) {
-            best = depth;
-            memcpy(pk->parent, g.trees, (size_t) k * (size_t) n * sizeof(int));
+    for (seed = 0; seed < (unsigned) tries && k > 0; seed++)
+        for (way = 0; way < (seed ? 2 : tries > 1); way++) { /* 0, 1: done */
+            score = pk_pack(&g, root, k, seed, way);
+            if (score >= 0 && score < best) {
+                best = score;
+                memcpy(pk->parent, g.trees,
+                       (size_t) k * (size_t) n * sizeof(int));
+            }
         }
-    }
     pk->k = k;
     pk_graph_free(&g);
     return 0;

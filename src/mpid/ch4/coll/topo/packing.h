@@ -29,18 +29,22 @@
  * spanning.  The test is one max flow to v from the trees' node sets, a
  * unit from each, over the free arcs (k), searched backwards from v so
  * that it stops at the nearest trees.  Grown one after the other (the
- * proof's order), the first tree took the short ways and the last went
+ * proof's order), the first tree takes the short ways and the last goes
  * the long way round (p = 96 on a 16 x 16 torus: 29 hops deep on the
  * mean over roots); grown together, an arc per tree in turn from its
  * shallowest node, none is left the leftovers: 19.7 hops, p = 61 12.9
- * instead of 20.8.  Up to 128 nodes eight arc orders are tried (as built,
- * then seven shuffles, the same on every rank) and the shallowest packing
- * kept: deepest node 17.8 hops on the mean at p = 96 (the one-by-one
- * growth 23.7, the BG/L pair 19), 10.9 at p = 61 (16.8), 14.4 at p = 24
- * (the same).  The count is the fewest links unless a first growth gets
- * stuck (it does exactly when the count is lower; then one fewer).  3 ms
- * at p = 96 (eight orders), 25 ms at 1024 and 0.4 s at 4096 (one), on
- * every rank for every schedule built (the plan cache keeps it).
+ * instead of 20.8.  Up to 128 nodes both ways are tried with eight arc
+ * orders each (as built, then seven shuffles, the same on every rank) and
+ * the packing kept whose deepest node is nearest the root, then whose
+ * nodes are (the sum of all depths): deepest node 17.8 hops on the mean
+ * at p = 96 (one after the other 23.7, the BG/L pair 19), 10.9 at p = 61
+ * (16.8), 14.4 at p = 24 (the same; from root 0 one after the other
+ * wins the tie, a tree of 9 hops and one of 15 instead of 14 and 15:
+ * SimGrid, reduce at 2 MiB 342.0 us against 366.1).  The count is the
+ * fewest links unless a first growth gets stuck (it does exactly when
+ * the count is lower; then one fewer).  8 ms at p = 96 (sixteen growths),
+ * 40 ms at 1024 and 0.5 s at 4096 (one), on every rank for every
+ * schedule built (the plan cache keeps it).
  *
  * Worked example, X = 4, n = 8 (two whole x lines, y ring not closed),
  * root 0: every host has three links (two round its x line, one to the
