@@ -401,7 +401,9 @@ int ch4coll_packing_build(ch4coll_packing_t *pk, int n, int64_t x_len,
     if (k > 0)
         memcpy(pk->parent, g.trees, (size_t) k * (size_t) n * sizeof(int));
     for (seed = 0; seed < (unsigned) tries && k > 0; seed++)
-        for (way = 0; way < (seed ? 2 : tries > 1); way++) { /* 0, 1: done */
+        for (way = 0; way < 2; way++) {
+            if (seed == 0 && (way == 1 || tries == 1))
+                continue; /* together: grown above; past 128 nodes, no more */
             score = pk_pack(&g, root, k, seed, way);
             if (score >= 0 && score < best) {
                 best = score;
