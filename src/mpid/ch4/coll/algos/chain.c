@@ -35,26 +35,39 @@
  *            buffer in front, or in place folds into the slot and copies).
  * A slot is received into again only after its send.  Chunk k travels
  * on tag k mod W (the last hop to a root that is not rank 0: W + k mod
- * W), and a send does not wait for the send before it: a hop keeps up to
- * W chunks in flight, as SMPI's NTSL reduce (every segment's Isend at
- * once) does.  Sends waiting for each other (one tag, chunk order)
- * serialized a rendezvous handshake per chunk, which a long hop pays in
- * full: SimGrid torus, p = 24, 2 MiB, the mean over 3 roots, whose
- * chains cross the 8-hop route from rank 0 back to rank 23: 1198-1354 us
- * in 8-64 KiB chunks, against NTSL's 776 (root 0 alone: 519 against 772).
- * The first rank's sends wait for the one W chunks before (W in flight);
- * a tag is used again only once its chunk has been received, so the
- * matching order of MPI's same-tag messages keeps chunks apart.
+ * W), and its send waits for the send of chunk k - F (parameter
+ * inflight, F <= W): a hop keeps up to F chunks in flight.  The first
+ * rank's sends wait for the same.  A tag is used again only once its
+ * chunk has been received, so the matching order of MPI's same-tag
+ * messages keeps chunks apart.
+ * Inflight.  Many in flight hide the rendezvous handshake of a long hop:
+ * one at a time serialized it, and chains in rank order on SimGrid's
+ * torus cross the 8-hop route from rank 0 back to rank 23 (p = 24, 2
+ * MiB, the mean over 3 roots: 1198-1354 us in 8-64 KiB chunks, against
+ * SMPI's NTSL, every segment's Isend at once, 776).  Where every hop is
+ * between torus neighbours the handshake is short, and chunks in flight
+ * on one link share it: each arrives as late as the last of them, and
+ * the next hop starts that much later, hop after hop.  So inflight 0
+ * takes one where the chain follows the torus (torus_x set) and W
+ * elsewhere.  SimGrid torus, 12 KiB chunks, the mean over 3 roots,
+ * bidir_chain round the torus at p = 96: 2 MiB 400.4 us with one in
+ * flight against 688.8 with 16, 8 MiB 934.1 against 1391.4; at p = 61
+ * (an odd count: rank order) 2 MiB 482.1 against 611.1 and 8 MiB 1706.2
+ * against 1520.3, the one cell where 16 win.  On the fat tree and smp
+ * (p = 61, 2 MiB, bidir_chain in 16 KiB chunks) one in flight took
+ * 234.6 and 275.3 us, 16 222.2 and 245.4, and 4 216.9 and 234.5.
  *
  * Cost, t = alpha + c beta + c gamma (a hop: the receive, the fold, the
  * send), K chunks:
  *   T = (p - 2 + K) t  (+ alpha + c beta for the last hop to a root
- *                       other than rank 0 with a non-commutative op).
+ *                       other than rank 0 with a non-commutative op);
+ * one port per rank, so inflight does not enter it.
  * W = 16, not 4: a slot is received into again only once its chunk has
- * reached the next rank, so W bounds the chunks in flight per hop; in
- * SimGrid (torus, p = 61, 8 MiB) 4 slots took 3230 us with 64 KiB chunks
- * and 3446 with 32 KiB, 16 slots 2820 and 2657; unchanged at p = 16 on
- * all three platforms.
+ * reached the next rank, so W bounds the receives posted ahead (and the
+ * chunks in flight, with inflight 16); in SimGrid (torus, p = 61, 8 MiB,
+ * rank order) 4 slots took 3230 us with 64 KiB chunks and 3446 with 32
+ * KiB, 16 slots 2820 and 2657; unchanged at p = 16 on all three
+ * platforms.
  * Scratch: W chunks at every rank but the first and a root at the end
  * that is not in place.  Restrictions: none (any p, root, op, count;
  * MPI_IN_PLACE at the root).
@@ -81,9 +94,9 @@
  * mostly its folds').  Every middle rank of both chains receives, folds
  * and sends half the vector each way: the chain's bytes and folds, over
  * both of its ring links at once where consecutive ranks are network
- * neighbours.  p = 2: one chain.  Parameter: chunk (default 16384, the
+ * neighbours.  p = 2: one chain.  Parameters: chunk (default 16384, the
  * best of 8, 16 and 64 KiB on SimGrid's platforms at p = 16 and 24, 2-8
- * MiB, but for the torus at p = 24, 8192).
+ * MiB, but for the torus at p = 24, 8192) and inflight (the chain's).
  * Cost on one port and one CPU: the chain's, with K the chunks of both
  * halves, T = (p - 2 + K) t.  Scratch: W chunks of each half's chain at
  * every rank but that chain's first and a root not in place.
@@ -107,8 +120,14 @@
  * first rank); otherwise c_0's chunk arrives in slot w = k mod W of c_0's
  * W slots (the root: in its receive buffer, unless in place), this rank's
  * own is folded into it, then each other child's from its own slots, and
- * the slot goes to the parent.  Folds run one at a time in chunk order; a
- * slot is received into again after its send (c_0's) or its fold.  Tags:
+ * the slot goes to the parent, after the send of chunk k - F (parameter
+ * inflight, as the chain's: 0 takes one with torus_x set, where every hop
+ * is between neighbours; SimGrid torus, 12 KiB chunks, the mean over 3
+ * roots, three trees: p = 96, 2 MiB 167.2 us against 286.0 with 16 in
+ * flight, 8 MiB 530.7 against 698.8; p = 61 201.4 against 320.0 and
+ * 725.4 against 854.3; p = 24 213.4 against 355.8).  Folds run one at a
+ * time in chunk order; a slot is received into again after its send
+ * (c_0's) or its fold.  Tags:
  * tree t's chunk k on t W_max + k mod W, as bidir_chain's chains.  By
  * default (parameter trees 0) the trees are bcast torus_trees' packing
  * instead (topo/packing.h: two with a partial x line, three for whole
@@ -141,14 +160,16 @@
  * on to its children; up on tags [0, S W_max), down on [S W_max,
  * 2 S W_max), S the most trees the placement may take (2 for the pair),
  * each down tag used again after its chunk W before (received, and sent to
- * each child).  A link carries one half up and the other down (A's way up
- * is B's way down: -x): the vector once each way, as a ring's
- * reduce-scatter and allgather together, but over the trees' depth instead
- * of 2 (p - 1) steps; with k trees of the packing, a directed link
- * carries at most one part up and one down, 2/k of the vector.  Any other
- * placement runs allreduce `ring` (round the torus's cycle, pipelined in
- * the same chunks).  Cost: the reduce's, plus the root's port sending
- * every chunk down, k K (alpha + c beta) for k trees of K chunks.
+ * each child), and at most F chunks in flight to each child (inflight, as
+ * the way up: p = 96, 2 MiB 285.0 us against 416.8 with 16, 8 MiB 933.4
+ * against 1081.2; p = 61 349.2 against 428.8 and 1314.2 against 1377.4).  A
+ * link carries one half up and the other down (A's way up is B's way down: -x):
+ * the vector once each way, as a ring's reduce-scatter and allgather together,
+ * but over the trees' depth instead of 2 (p - 1) steps; with k trees of the
+ * packing, a directed link carries at most one part up and one down, 2/k of the
+ * vector.  Any other placement runs allreduce `ring` (round the torus's cycle,
+ * pipelined in the same chunks).  Cost: the reduce's, plus the root's port
+ * sending every chunk down, k K (alpha + c beta) for k trees of K chunks.
  * Scratch: the reduce's.  Restrictions: commutative ops; any p, count;
  * MPI_IN_PLACE.  Worked example, X = 4, p = 10 (line.c's shape): root
  * 4 = (0, 1), cb = 3.  Half A is folded 7 -> 6 -> 5 -> 4, 3 -> 2 -> 1 ->
@@ -181,9 +202,41 @@ typedef struct {
     int up, down;       /* ranks at positions v + 1 and v - 1, or -1 */
     int slot;           /* scratch ring, or -1 */
     int W;              /* scratch slots: min(CH_SLOTS, K) */
+    int F;              /* sends in flight to the next rank (ch_inflight) */
     int sent[CH_SLOTS]; /* the last send (or copy) out of each slot */
     int last_fold;
 } ch_t;
+
+/* The parameter inflight: the chunks a rank sends on before the oldest
+ * has arrived; 0 chooses one where the chain or tree follows torus
+ * neighbours (torus: the parameters torus_x, torus_y), else all CH_SLOTS
+ * slots (the receiver's slots bound them anyway). */
+static int ch_inflight(int64_t param, const int64_t *torus)
+{
+    if (param > 0)
+        return param < CH_SLOTS ? (int) param : CH_SLOTS;
+    return torus[0] > 0 ? 1 : CH_SLOTS;
+}
+
+/* The send of chunk k - F, which chunk k's send waits for (F sends in
+ * flight), or -1; sent[] holds each slot's last send, and chunk k - F's
+ * is still there while F < W. */
+static int ch_gate(const int *sent, int W, int F, size_t k)
+{
+    if (F >= W || k < (size_t) F)
+        return -1;
+    return sent[(k - (size_t) F) % (size_t) W];
+}
+
+/* deps (room for n + 1) plus the gate of chunk k, if any: the count. */
+static int ch_gated(int *deps, int n, const int *sent, int W, int F, size_t k)
+{
+    int g = ch_gate(sent, W, F, k);
+
+    if (g >= 0)
+        deps[n++] = g;
+    return n;
+}
 
 /* Chunks of n elements of `bytes` each, chunk bytes at most. */
 static size_t ch_nchunks(size_t n, size_t bytes, int64_t chunk)
@@ -213,7 +266,7 @@ static int ch_rank(const ch_t *c, const ch4coll_cycle_t *cyc, int xr, int v)
  * cyc (a commutative op; else rank order), on tags from tag0. */
 static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
                     const ch4coll_cycle_t *cyc, size_t base, size_t n, int dir,
-                    int tag0, int64_t chunk)
+                    int tag0, int64_t chunk, int inflight)
 {
     int p = a->size, xr = ch4coll_cycle_pos(cyc, a->root), k, rel;
 
@@ -232,6 +285,7 @@ static void ch_open(ch_t *c, ch4coll_sched_t *s, const ch4coll_args_t *a,
     c->slot = -1;
     c->last_fold = -1;
     c->W = c->K < CH_SLOTS ? (int) c->K : CH_SLOTS;
+    c->F = inflight;
     for (k = 0; k < CH_SLOTS; k++)
         c->sent[k] = -1;
 }
@@ -275,11 +329,10 @@ static int ch_step(ch_t *c, size_t k)
                                (size_t) w * ch4coll_seg_len(c->n, c->K, 0)),
                   own = ch_buf(c, ch_own(c), off);
 
-    if (c->up < 0) { /* the chain's first rank: W sends in flight */
-        d[0] = c->sent[w];
-        c->sent[w] = ch4coll_sched_send(c->s, own, len, c->down, tag,
-                                        ch4coll_dep1(d[0], d), d);
-        return c->sent[w];
+    if (c->up < 0) { /* the chain's first rank: F sends in flight */
+        n = ch_gated(d, ch4coll_dep1(c->sent[w], d), c->sent, c->W, c->F, k);
+        return c->sent[w] =
+                   ch4coll_sched_send(c->s, own, len, c->down, tag, n, d);
     }
     if (c->down < 0 && is_root && !c->a->inplace) { /* straight into recv */
         ch4coll_ref_t res = ch_buf(c, CH4COLL_BUF_RECV, off);
@@ -298,9 +351,12 @@ static int ch_step(ch_t *c, size_t k)
     if (c->last_fold >= 0)
         d[n++] = c->last_fold;
     c->last_fold = ch4coll_sched_reduce(c->s, own, tmp, len, n, d);
-    if (c->down >= 0)
-        return c->sent[w] = ch4coll_sched_send(c->s, tmp, len, c->down, tag, 1,
-                                               &c->last_fold);
+    if (c->down >= 0) {
+        d[0] = c->last_fold;
+        n = ch_gated(d, 1, c->sent, c->W, c->F, k);
+        return c->sent[w] =
+                   ch4coll_sched_send(c->s, tmp, len, c->down, tag, n, d);
+    }
     if (is_root) /* in place: the slot's result into the receive buffer */
         return c->sent[w] = ch4coll_sched_copy(c->s, tmp,
                                                ch_buf(c, CH4COLL_BUF_RECV, off),
@@ -342,7 +398,8 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     rc = ch4coll_cycle_open(&cyc, a, a->commutative ? params + 1 : NULL, 0, 0);
     if (rc != CH4COLL_OK)
         return rc;
-    ch_open(&c, s, a, &cyc, 0, a->count, 1, 0, params[0]);
+    ch_open(&c, s, a, &cyc, 0, a->count, 1, 0, params[0],
+            ch_inflight(params[3], params + 1));
     ch4coll_cycle_close(&cyc); /* ch_open took its ranks */
     if (ch_slots(&c))
         c.slot = ch4coll_sched_scratch(s, (size_t) c.W *
@@ -397,7 +454,7 @@ int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *a,
 /* The two chains (tags set by the caller: j CH_SLOTS + [0, W) for chain
  * j), a commutative op, count > 0, p > 1. */
 static int bidir_chains(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                        const int64_t *params)
+                        const int64_t *params, int64_t inflight)
 {
     ch_t c[2];
     ch4coll_cycle_t cyc;
@@ -411,7 +468,8 @@ static int bidir_chains(ch4coll_sched_t *s, const ch4coll_args_t *a,
         ch_open(&c[j], s, a, &cyc,
                 ch4coll_seg_off(a->count, (size_t) nc, (size_t) j),
                 ch4coll_seg_len(a->count, (size_t) nc, (size_t) j),
-                j == 0 ? 1 : -1, j * CH_SLOTS, params[0]);
+                j == 0 ? 1 : -1, j * CH_SLOTS, params[0],
+                ch_inflight(inflight, params + 1));
         if (c[j].K > kmax)
             kmax = c[j].K;
         if (ch_slots(&c[j]))
@@ -435,7 +493,7 @@ int ch4coll_reduce_bidir_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
-    return bidir_chains(s, a, params);
+    return bidir_chains(s, a, params, params[3]);
 }
 
 /* The chain's, with K the chunks of both halves: on one port a middle
@@ -469,7 +527,7 @@ typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     size_t base, n, K, clen; /* first element, elements, chunks, the largest */
-    int tag0, W;
+    int tag0, W, F; /* F: sends in flight to the parent (ch_inflight) */
     int parent, nkids, kids[CH4COLL_PACKING_MAXKIDS];
     int slot; /* scratch: W chunks per child, or -1 */
     int sent[CH_SLOTS];
@@ -484,7 +542,8 @@ typedef struct {
 
 /* Tree t of h's at this rank: part t of h->s of the vector. */
 static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const ch4coll_tt_here_t *h, int t, int64_t chunk)
+                    const ch4coll_tt_here_t *h, int t, int64_t chunk,
+                    int inflight)
 {
     int i, w;
 
@@ -497,6 +556,7 @@ static void tr_open(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
     r->tag0 = t * CH_SLOTS;
     r->down0 = 0;
     r->W = r->K < CH_SLOTS ? (int) r->K : CH_SLOTS;
+    r->F = inflight;
     r->parent = h->parent[t];
     r->nkids = h->nkids[t];
     memcpy(r->kids, h->kids[t], sizeof(int) * (size_t) r->nkids);
@@ -544,16 +604,16 @@ static int tr_step(tr_t *r, size_t k)
     size_t len = ch4coll_seg_len(r->n, r->K, k),
            off = r->base + ch4coll_seg_off(r->n, r->K, k);
     int w = (int) (k % (size_t) r->W), tag = r->tag0 + w, root = r->parent < 0;
-    int i = 0, d[1], got, reader = -1;
+    int i = 0, d[2], n, got, reader = -1;
     ch4coll_ref_t own = tr_buf(
                       r, a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, off),
                   acc = root ? tr_buf(r, CH4COLL_BUF_RECV, off)
                              : tr_slot(r, 0, w);
 
     if (r->nkids == 0) {
-        d[0] = r->sent[w];
-        return r->sent[w] = ch4coll_sched_send(r->s, own, len, r->parent, tag,
-                                               ch4coll_dep1(d[0], d), d);
+        n = ch_gated(d, ch4coll_dep1(r->sent[w], d), r->sent, r->W, r->F, k);
+        return r->sent[w] =
+                   ch4coll_sched_send(r->s, own, len, r->parent, tag, n, d);
     }
     if (!root || !a->inplace) { /* child 0 straight into the accumulator */
         d[0] = root ? -1 : r->sent[w];
@@ -568,22 +628,25 @@ static int tr_step(tr_t *r, size_t k)
                                  ch4coll_dep1(d[0], d), d);
         r->used[i][w] = tr_fold(r, tr_slot(r, i, w), acc, len, got);
     }
-    if (!root)
-        r->sent[w] = ch4coll_sched_send(r->s, acc, len, r->parent, tag, 1,
-                                        &r->last_fold);
+    if (!root) {
+        d[0] = r->last_fold;
+        n = ch_gated(d, 1, r->sent, r->W, r->F, k);
+        r->sent[w] = ch4coll_sched_send(r->s, acc, len, r->parent, tag, n, d);
+    }
     return root ? -1 : reader;
 }
 
 /* Every tree at this rank, their scratch, and the chunks of the largest
  * part. */
 static void tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
-                     const ch4coll_tt_here_t *h, int64_t chunk, size_t *kmax)
+                     const ch4coll_tt_here_t *h, const int64_t *params,
+                     size_t *kmax)
 {
-    int t;
+    int t, F = ch_inflight(params[4], params + 1);
 
     *kmax = 0;
     for (t = 0; t < h->s; t++) {
-        tr_open(&r[t], s, a, h, t, chunk);
+        tr_open(&r[t], s, a, h, t, params[0], F);
         if (r[t].nkids > 0 && r[t].K > 0)
             r[t].slot = ch4coll_sched_scratch(
                 s, (size_t) r[t].nkids * (size_t) r[t].W * r[t].clen);
@@ -616,8 +679,8 @@ int ch4coll_reduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if ((rc = ch4coll_tt_here(&h, a, params + 1, params[3])) != CH4COLL_OK)
         return rc;
     if (h.s == 0)
-        return bidir_chains(s, a, params);
-    tr_trees(r, s, a, &h, params[0], &kmax);
+        return bidir_chains(s, a, params, params[4]);
+    tr_trees(r, s, a, &h, params, &kmax);
     /* chunk-major order: every tree advances at the same pace */
     for (k = 0; k < kmax; k++)
         for (t = 0; t < h.s; t++)
@@ -710,8 +773,8 @@ static void ar_down(tr_t *r, size_t k, int own_read)
 {
     size_t len = ch4coll_seg_len(r->n, r->K, k),
            off = r->base + ch4coll_seg_off(r->n, r->K, k);
-    int w = (int) (k % (size_t) r->W), tag = r->down0 + r->tag0 + w, i, d[2],
-        n = 0, got;
+    int w = (int) (k % (size_t) r->W), tag = r->down0 + r->tag0 + w, i, d[3],
+        n = 0, got, g;
     ch4coll_ref_t res = tr_buf(r, CH4COLL_BUF_RECV, off);
 
     if (r->parent < 0) {
@@ -729,6 +792,11 @@ static void ar_down(tr_t *r, size_t k, int own_read)
         d[n++] = got;
         if (r->bsent[w][i] >= 0)
             d[n++] = r->bsent[w][i];
+        g = r->F < r->W && k >= (size_t) r->F
+                ? r->bsent[(k - (size_t) r->F) % (size_t) r->W][i]
+                : -1;
+        if (g >= 0)
+            d[n++] = g;
         r->bsent[w][i] =
             ch4coll_sched_send(r->s, res, len, r->kids[i], tag, n, d);
     }
@@ -768,7 +836,7 @@ int ch4coll_allreduce_torus_trees(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_ERR_ARG;
     if (a->count == 0 || a->size == 1)
         return ch_alone(s, a);
-    tr_trees(r, s, &ra, &h, params[0], &kmax);
+    tr_trees(r, s, &ra, &h, params, &kmax);
     for (t = 0; t < h.s; t++)
         r[t].down0 = ch4coll_tt_streams(a, params + 1, params[3]) * CH_SLOTS;
     for (k = 0; k < kmax; k++)

@@ -81,6 +81,13 @@ int ch4coll_coll_from_name(const char *name)
             "at most this many link-disjoint trees (0: as many as the "        \
             "placement allows; 1: BG/L's pair, +x and -x)"                     \
     }
+/* the reductions' chains and trees (chain.c): sends in flight per hop */
+#define FOLD_INFLIGHT_DEF                                                      \
+    {                                                                          \
+        "inflight", 0, 0, 16,                                                  \
+            "chunks sent on before the oldest has arrived (0: 1 where "        \
+            "torus_x is set, else 16)"                                         \
+    }
 #define TORUS_PARAMS                                                           \
     {                                                                          \
         TORUS_DEFS                                                             \
@@ -378,7 +385,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_reduce_chain,
      .params = {{"chunk", 65536, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
-                TORUS_DEFS},
+                TORUS_DEFS,
+                FOLD_INFLIGHT_DEF},
      .desc = "chain of consecutive ranks (or of torus neighbours) ending at "
              "the root, rank order for non-commutative ops, pipelined in "
              "chunks, a fold at every hop (bcast line reversed; Open MPI's "
@@ -391,7 +399,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .restrictions = CH4COLL_R_COMMUTATIVE,
      .params = {{"chunk", 16384, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
-                TORUS_DEFS},
+                TORUS_DEFS,
+                FOLD_INFLIGHT_DEF},
      .desc = "half the vector reduced along the chain of relative ranks "
              "p-1..1 into the root, half along 1..p-1, both ways round the "
              "cycle (or a cycle of torus neighbours) at once, pipelined in "
@@ -405,7 +414,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
                 TORUS_DEFS,
-                TREES_DEF},
+                TREES_DEF,
+                FOLD_INFLIGHT_DEF},
      .desc = "the vector in equal parts folded up bcast torus_trees' "
              "spanning trees of the torus, which share no link, pipelined in "
              "chunks (BG/L 3.1), where the ranks fill more than one x line, "
@@ -524,7 +534,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = {{"chunk", 12288, 1, (int64_t) 1 << 40,
                  "pipeline chunk in bytes"},
                 TORUS_DEFS,
-                TREES_DEF},
+                TREES_DEF,
+                FOLD_INFLIGHT_DEF},
      .desc = "reduce torus_trees to the first rank of the middle x line, "
              "each chunk's result sent back down the same trees as it is "
              "ready (BG/L 3.1), where the ranks fill more than one x line, "
