@@ -218,21 +218,17 @@ static int ch_inflight(int64_t param, const int64_t *torus)
     return torus[0] > 0 ? 1 : CH_SLOTS;
 }
 
-/* The send of chunk k - F, which chunk k's send waits for (F sends in
- * flight), or -1; sent[] holds each slot's last send, and chunk k - F's
- * is still there while F < W. */
-static int ch_gate(const int *sent, int W, int F, size_t k)
+/* deps (room for n + 1) plus the send of chunk k - F, which chunk k's
+ * send waits for (F sends in flight), if any: the count.  sent[w stride]
+ * is slot w's last send, and chunk k - F's is still there while F < W. */
+static int ch_gated(int *deps, int n, const int *sent, size_t stride, int W,
+                    int F, size_t k)
 {
+    int g;
+
     if (F >= W || k < (size_t) F)
-        return -1;
-    return sent[(k - (size_t) F) % (size_t) W];
-}
-
-/* deps (room for n + 1) plus the gate of chunk k, if any: the count. */
-static int ch_gated(int *deps, int n, const int *sent, int W, int F, size_t k)
-{
-    int g = ch_gate(sent, W, F, k);
-
+        return n;
+    g = sent[(k - (size_t) F) % (size_t) W * stride];
     if (g >= 0)
         deps[n++] = g;
     return n;
@@ -330,7 +326,7 @@ static int ch_step(ch_t *c, size_t k)
                   own = ch_buf(c, ch_own(c), off);
 
     if (c->up < 0) { /* the chain's first rank: F sends in flight */
-        n = ch_gated(d, ch4coll_dep1(c->sent[w], d), c->sent, c->W, c->F, k);
+        n = ch_gated(d, ch4coll_dep1(c->sent[w], d), c->sent, 1, c->W, c->F, k);
         return c->sent[w] =
                    ch4coll_sched_send(c->s, own, len, c->down, tag, n, d);
     }
@@ -353,7 +349,7 @@ static int ch_step(ch_t *c, size_t k)
     c->last_fold = ch4coll_sched_reduce(c->s, own, tmp, len, n, d);
     if (c->down >= 0) {
         d[0] = c->last_fold;
-        n = ch_gated(d, 1, c->sent, c->W, c->F, k);
+        n = ch_gated(d, 1, c->sent, 1, c->W, c->F, k);
         return c->sent[w] =
                    ch4coll_sched_send(c->s, tmp, len, c->down, tag, n, d);
     }
@@ -611,7 +607,7 @@ static int tr_step(tr_t *r, size_t k)
                              : tr_slot(r, 0, w);
 
     if (r->nkids == 0) {
-        n = ch_gated(d, ch4coll_dep1(r->sent[w], d), r->sent, r->W, r->F, k);
+        n = ch_gated(d, ch4coll_dep1(r->sent[w], d), r->sent, 1, r->W, r->F, k);
         return r->sent[w] =
                    ch4coll_sched_send(r->s, own, len, r->parent, tag, n, d);
     }
@@ -630,7 +626,7 @@ static int tr_step(tr_t *r, size_t k)
     }
     if (!root) {
         d[0] = r->last_fold;
-        n = ch_gated(d, 1, r->sent, r->W, r->F, k);
+        n = ch_gated(d, 1, r->sent, 1, r->W, r->F, k);
         r->sent[w] = ch4coll_sched_send(r->s, acc, len, r->parent, tag, n, d);
     }
     return root ? -1 : reader;
@@ -774,7 +770,7 @@ static void ar_down(tr_t *r, size_t k, int own_read)
     size_t len = ch4coll_seg_len(r->n, r->K, k),
            off = r->base + ch4coll_seg_off(r->n, r->K, k);
     int w = (int) (k % (size_t) r->W), tag = r->down0 + r->tag0 + w, i, d[3],
-        n = 0, got, g;
+        n = 0, got;
     ch4coll_ref_t res = tr_buf(r, CH4COLL_BUF_RECV, off);
 
     if (r->parent < 0) {
@@ -792,11 +788,8 @@ static void ar_down(tr_t *r, size_t k, int own_read)
         d[n++] = got;
         if (r->bsent[w][i] >= 0)
             d[n++] = r->bsent[w][i];
-        g = r->F < r->W && k >= (size_t) r->F
-                ? r->bsent[(k - (size_t) r->F) % (size_t) r->W][i]
-                : -1;
-        if (g >= 0)
-            d[n++] = g;
+        n = ch_gated(d, n, &r->bsent[0][i], CH4COLL_PACKING_MAXKIDS, r->W, r->F,
+                     k);
         r->bsent[w][i] =
             ch4coll_sched_send(r->s, res, len, r->kids[i], tag, n, d);
     }
