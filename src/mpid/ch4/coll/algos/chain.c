@@ -48,14 +48,19 @@
  * between torus neighbours the handshake is short, and chunks in flight
  * on one link share it: each arrives as late as the last of them, and
  * the next hop starts that much later, hop after hop.  So inflight 0
- * takes one where the chain follows the torus (torus_x set) and W
- * elsewhere.  SimGrid torus, 12 KiB chunks, the mean over 3 roots,
- * bidir_chain round the torus at p = 96: 2 MiB 400.4 us with one in
- * flight against 688.8 with 16, 8 MiB 934.1 against 1391.4; at p = 61
- * (an odd count: rank order) 2 MiB 482.1 against 611.1 and 8 MiB 1706.2
- * against 1520.3, the one cell where 16 win.  On the fat tree and smp
- * (p = 61, 2 MiB, bidir_chain in 16 KiB chunks) one in flight took
- * 234.6 and 275.3 us, 16 222.2 and 245.4, and 4 216.9 and 234.5.
+ * takes one where every hop is between torus neighbours (the chain round
+ * the torus's cycle, with torus_x set) and four elsewhere, where routes
+ * are longer.  SimGrid, the mean over 3 roots: on the torus, bidir_chain
+ * round it in 12 KiB chunks at p = 96, 2 MiB 400.4 us with one in flight
+ * against 688.8 with 16 (542.4 with 4), 8 MiB 934.1 against 1391.4; at
+ * p = 61, an odd count that keeps rank order, four: 2 MiB 485.2 (one:
+ * 482.1, 16: 616.6), 8 MiB 1412.3 (one: 1706.2, 16: 1607.8).  On the fat
+ * tree and smp at p = 24, 61, 96 and 512 KiB, 2 and 8 MiB, four against
+ * 16 in flight: 52 of 54 cells of chain, bidir_chain and torus_trees'
+ * fallback faster or within 1 % (fat tree, p = 24, 8 MiB, bidir_chain
+ * 437.9 against 513.8; chain 499.5 against 606.1), smp at p = 96, 512
+ * KiB 2.8-4.2 % slower; one in flight is slower there (fat tree, p = 96,
+ * 8 MiB, bidir_chain 848.1).
  *
  * Cost, t = alpha + c beta + c gamma (a hop: the receive, the fold, the
  * send), K chunks:
@@ -208,14 +213,17 @@ typedef struct {
 } ch_t;
 
 /* The parameter inflight: the chunks a rank sends on before the oldest
- * has arrived; 0 chooses one where the chain or tree follows torus
- * neighbours (torus: the parameters torus_x, torus_y), else all CH_SLOTS
- * slots (the receiver's slots bound them anyway). */
-static int ch_inflight(int64_t param, const int64_t *torus)
+ * has arrived; 0 chooses one where every hop is between torus neighbours
+ * (the trees, or a chain round the torus's cycle), else four (the opening
+ * note's "Inflight"). */
+#define CH_INFLIGHT_NEIGHBOURS 1
+#define CH_INFLIGHT_OTHER      4
+
+static int ch_inflight(int64_t param, int neighbours)
 {
     if (param > 0)
         return param < CH_SLOTS ? (int) param : CH_SLOTS;
-    return torus[0] > 0 ? 1 : CH_SLOTS;
+    return neighbours ? CH_INFLIGHT_NEIGHBOURS : CH_INFLIGHT_OTHER;
 }
 
 /* deps (room for n + 1) plus the send of chunk k - F, which chunk k's
@@ -395,7 +403,7 @@ int ch4coll_reduce_chain(ch4coll_sched_t *s, const ch4coll_args_t *a,
     if (rc != CH4COLL_OK)
         return rc;
     ch_open(&c, s, a, &cyc, 0, a->count, 1, 0, params[0],
-            ch_inflight(params[3], params + 1));
+            ch_inflight(params[3], cyc.order != NULL));
     ch4coll_cycle_close(&cyc); /* ch_open took its ranks */
     if (ch_slots(&c))
         c.slot = ch4coll_sched_scratch(s, (size_t) c.W *
@@ -465,7 +473,7 @@ static int bidir_chains(ch4coll_sched_t *s, const ch4coll_args_t *a,
                 ch4coll_seg_off(a->count, (size_t) nc, (size_t) j),
                 ch4coll_seg_len(a->count, (size_t) nc, (size_t) j),
                 j == 0 ? 1 : -1, j * CH_SLOTS, params[0],
-                ch_inflight(inflight, params + 1));
+                ch_inflight(inflight, cyc.order != NULL));
         if (c[j].K > kmax)
             kmax = c[j].K;
         if (ch_slots(&c[j]))
@@ -638,7 +646,7 @@ static void tr_trees(tr_t *r, ch4coll_sched_t *s, const ch4coll_args_t *a,
                      const ch4coll_tt_here_t *h, const int64_t *params,
                      size_t *kmax)
 {
-    int t, F = ch_inflight(params[4], params + 1);
+    int t, F = ch_inflight(params[4], 1);
 
     *kmax = 0;
     for (t = 0; t < h->s; t++) {

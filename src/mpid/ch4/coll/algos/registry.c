@@ -86,7 +86,7 @@ int ch4coll_coll_from_name(const char *name)
     {                                                                          \
         "inflight", 0, 0, 16,                                                  \
             "chunks sent on before the oldest has arrived (0: 1 where "        \
-            "torus_x is set, else 16)"                                         \
+            "every hop is between torus neighbours, else 4)"                   \
     }
 #define TORUS_PARAMS                                                           \
     {                                                                          \
