@@ -53,8 +53,8 @@
  * are longer.  SimGrid, the mean over 3 roots: on the torus, bidir_chain
  * round it in 12 KiB chunks at p = 96, 2 MiB 400.4 us with one in flight
  * against 688.8 with 16 (542.4 with 4), 8 MiB 934.1 against 1391.4; at
- * p = 61, an odd count that keeps rank order, four: 2 MiB 485.2 (one:
- * 482.1, 16: 616.6), 8 MiB 1412.3 (one: 1706.2, 16: 1607.8).  On the fat
+ * p = 61, an odd count that keeps rank order, four: 2 MiB 486.4 (one:
+ * 482.1, 16: 616.6), 8 MiB 1413.9 (one: 1706.2, 16: 1600.8).  On the fat
  * tree and smp at p = 24, 61, 96 and 512 KiB, 2 and 8 MiB, four against
  * 16 in flight: 52 of 54 cells of chain, bidir_chain and torus_trees'
  * fallback faster or within 1 % (fat tree, p = 24, 8 MiB, bidir_chain
