@@ -923,6 +923,115 @@ int hz_peer_sends(const hz_case_t *c, double *sends, char *err, size_t errlen)
     return peer_sends(c, sends, NULL, err, errlen);
 }
 
+/* Kuhn's augmenting path from left vertex i of the comparability graph
+ * of n sends (before[i n + j]: send i is an ancestor of send j). */
+static int augment(const unsigned char *before, int n, int i, int *match,
+                   unsigned char *seen)
+{
+    int j;
+
+    for (j = 0; j < n; j++)
+        if (before[i * n + j] && !seen[j]) {
+            seen[j] = 1;
+            if (match[j] < 0 || augment(before, n, match[j], match, seen)) {
+                match[j] = i;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* The largest set of sends to one peer none of which waits for another:
+ * by Dilworth, the sends less a maximum matching of ancestor pairs (the
+ * fewest chains that cover them). */
+static int antichain(const uint64_t *anc, size_t words, const int *sends, int n)
+{
+    unsigned char *before = calloc((size_t) n * n + 1, 1),
+                  *seen = malloc((size_t) n + 1);
+    int *match = malloc(((size_t) n + 1) * sizeof *match), i, j, m = 0;
+
+    if (!before || !seen || !match) {
+        free(before);
+        free(seen);
+        free(match);
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            before[i * n + j] =
+                (anc[(size_t) sends[j] * words + (size_t) sends[i] / 64] >>
+                 ((size_t) sends[i] % 64)) &
+                1;
+    for (j = 0; j < n; j++)
+        match[j] = -1;
+    for (i = 0; i < n; i++) {
+        memset(seen, 0, (size_t) n);
+        m += augment(before, n, i, match, seen);
+    }
+    free(before);
+    free(seen);
+    free(match);
+    return n - m;
+}
+
+/* One rank's committed schedule: over its peers, the largest set of sends
+ * to one peer none of which waits for another (directly or through
+ * others).  Successors come after their vertex, so the ancestor sets
+ * fill in vertex order. */
+static int rank_sends_in_flight(const ch4coll_sched_t *s, int p, int *most)
+{
+    size_t nv = (size_t) s->nv, words = nv / 64 + 1, v, u, w;
+    uint64_t *anc = calloc(nv * words + 1, sizeof *anc); /* bit u of row v */
+    int *sends = malloc((nv + 1) * sizeof *sends), j, q, n, a, rc = 0;
+
+    if (!anc || !sends)
+        rc = -1;
+    for (u = 0; rc == 0 && u < nv; u++) {
+        const ch4coll_vtx_t *x = &s->vtx[u];
+        for (j = 0; rc == 0 && j < x->n_out; j++) {
+            v = (size_t) s->succ[x->out_first + j];
+            if (v <= u) { /* not built in order: no answer */
+                rc = -1;
+                break;
+            }
+            anc[v * words + u / 64] |= (uint64_t) 1 << (u % 64);
+            for (w = 0; w < words; w++)
+                anc[v * words + w] |= anc[u * words + w];
+        }
+    }
+    for (q = 0; rc == 0 && q < p; q++) {
+        for (n = 0, v = 0; v < nv; v++)
+            if (s->vtx[v].kind == CH4COLL_V_SEND && s->vtx[v].peer == q)
+                sends[n++] = (int) v;
+        a = antichain(anc, words, sends, n);
+        if (a < 0)
+            rc = -1;
+        else if (a > *most)
+            *most = a;
+    }
+    free(anc);
+    free(sends);
+    return rc;
+}
+
+int hz_sends_in_flight(const hz_case_t *c, int *most, char *err, size_t errlen)
+{
+    inst_t in;
+    int rc, r;
+
+    *most = 0;
+    inst_open(&in, c); /* no data: buffers stay NULL */
+    rc = inst_build(&in, &ch4coll_model_default, NULL, err, errlen);
+    for (r = 0; rc == 0 && r < c->p; r++)
+        if (rank_sends_in_flight(&in.s[r], c->p, most) != 0) {
+            snprintf(err, errlen,
+                     "rank %d: out of memory, or a dep on a later vertex", r);
+            rc = -1;
+        }
+    inst_close(&in);
+    return rc;
+}
+
 int hz_node_sends(const hz_case_t *c, double *elems, char *err, size_t errlen)
 {
     double *sends;

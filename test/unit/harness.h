@@ -84,6 +84,12 @@ int hz_model(const hz_case_t *c, const ch4coll_model_t *m, double *t,
  * description in err. */
 int hz_peer_sends(const hz_case_t *c, double *sends, char *err, size_t errlen);
 
+/* The most sends of one rank to one peer that the built schedules let
+ * be in flight together: the largest set of them none of which waits for
+ * another (directly or through others), over every rank and peer, into
+ * *most.  0, or -1 with a description in err. */
+int hz_sends_in_flight(const hz_case_t *c, int *most, char *err, size_t errlen);
+
 /* The elements the ranks of each virtual node send to other nodes
  * (c->ppn > 0), summed over the built schedules into elems[node]: what
  * crosses each node's link.  0, or -1 with a description in err. */

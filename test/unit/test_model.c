@@ -1090,6 +1090,62 @@ static void set_param(const ch4coll_algo_t *al, int64_t *prm, const char *name,
     ck_abort_msg("%s has no parameter %s", al->name, name);
 }
 
+/* The reductions' chains and trees (chain.c, "Inflight"): with inflight
+ * 0 a rank keeps one chunk in flight to a peer where every hop is
+ * between torus neighbours (the trees, the chains round the torus's
+ * cycle) and four elsewhere (no torus; bidir_chain at the odd p = 61,
+ * whose chains keep rank order); a number sets it, 16 is every slot.
+ * The allreduce sends a peer its parts up one tree and down another,
+ * each kept to the bound.  64 chunks of 1 KiB, roots 0 and p - 1. */
+START_TEST(test_fold_inflight)
+{
+    static const struct {
+        int coll;
+        const char *name;
+        int p, torus, inflight, most;
+    } w[] = {{CH4COLL_REDUCE, "chain", 24, 16, 0, 1},
+             {CH4COLL_REDUCE, "chain", 24, 0, 0, 4},
+             {CH4COLL_REDUCE, "chain", 24, 0, 2, 2},
+             {CH4COLL_REDUCE, "bidir_chain", 24, 16, 0, 1},
+             {CH4COLL_REDUCE, "bidir_chain", 61, 16, 0, 4},
+             {CH4COLL_REDUCE, "bidir_chain", 17, 0, 0, 4},
+             {CH4COLL_REDUCE, "bidir_chain", 17, 0, 16, 16},
+             {CH4COLL_REDUCE, "torus_trees", 61, 16, 0, 1},
+             {CH4COLL_REDUCE, "torus_trees", 96, 16, 3, 3},
+             {CH4COLL_REDUCE, "torus_trees", 61, 0, 0, 4},
+             {CH4COLL_ALLREDUCE, "torus_trees", 61, 16, 0, 2},
+             {CH4COLL_ALLREDUCE, "torus_trees", 96, 16, 2, 4}};
+    size_t i;
+    int k, most;
+    char err[512];
+
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        const ch4coll_algo_t *al = ch4coll_algo_find(w[i].coll, w[i].name);
+        int64_t prm[CH4COLL_MAX_PARAMS];
+        int roots[2] = {0, w[i].p - 1};
+
+        ck_assert_ptr_nonnull(al);
+        ch4coll_algo_default_params(al, prm);
+        set_param(al, prm, "chunk", 1024);
+        set_param(al, prm, "torus_x", w[i].torus);
+        set_param(al, prm, "torus_y", w[i].torus);
+        set_param(al, prm, "inflight", w[i].inflight);
+        for (k = 0; k < 2; k++) {
+            hz_case_t c = {al,         prm, w[i].p, 16384, roots[k], 0,
+                           HZ_INT_SUM, 0,   1,      0,     0,        NULL};
+
+            ck_assert_msg(hz_sends_in_flight(&c, &most, err, sizeof err) == 0,
+                          "%s", err);
+            ck_assert_msg(most == w[i].most,
+                          "%s %s p=%d torus %d inflight %d root %d: %d sends "
+                          "in flight to one peer, not %d",
+                          ch4coll_coll_name(w[i].coll), w[i].name, w[i].p,
+                          w[i].torus, w[i].inflight, roots[k], most, w[i].most);
+        }
+    }
+}
+END_TEST
+
 /* Placements without the pair's shape (torus_y 0, several planes):
  * every tree count, the pair's (1: the chains there) among them, builds
  * and gives the right result, with the tags its ntags reserves. */
@@ -1341,6 +1397,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_ring_on_nodes);
     tcase_add_test(tc, test_multi_leader_on_nodes);
     tcase_add_test(tc, test_multi_leader_lanes_turned);
+    tcase_add_test(tc, test_fold_inflight);
     tcase_add_test(tc, test_chains_follow_torus);
     tcase_add_test(tc, test_torus_trees);
     tcase_add_test(tc, test_torus_2d);
