@@ -82,6 +82,7 @@ int ch4coll_ntags_bidir_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_neighbor_exchange(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_ring(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *, const int64_t *);
+int ch4coll_ntags_group_lanes(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_reduce_bidir_chain(const ch4coll_args_t *, const int64_t *);
 int ch4coll_ntags_ring_reduce(const ch4coll_args_t *, const int64_t *);
@@ -148,6 +149,8 @@ int ch4coll_allreduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                    const int64_t *);
 int ch4coll_bcast_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                const int64_t *);
+int ch4coll_allreduce_group_lanes(ch4coll_sched_t *, const ch4coll_args_t *,
+                                  const int64_t *);
 int ch4coll_reduce_multi_leader(ch4coll_sched_t *, const ch4coll_args_t *,
                                 const int64_t *);
 int ch4coll_reduce_chain(ch4coll_sched_t *, const ch4coll_args_t *,
@@ -335,6 +338,9 @@ double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *,
                                            const ch4coll_model_t *);
 double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *, const int64_t *,
                                        const ch4coll_model_t *);
+double ch4coll_cost_allreduce_group_lanes(const ch4coll_args_t *,
+                                          const int64_t *,
+                                          const ch4coll_model_t *);
 double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *, const int64_t *,
                                         const ch4coll_model_t *);
 double ch4coll_cost_reduce_knomial(const ch4coll_args_t *, const int64_t *,

@@ -151,6 +151,16 @@ int ch4coll_coll_from_name(const char *name)
          "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
     }
 
+/* group_lanes: multi_leader's pieces, and the group of consecutive ranks
+ * that stands for a node (8: SimGrid's fat tree at p = 96, smp_multi_leader.c)
+ */
+#define GL_PARAMS                                                              \
+    {                                                                          \
+        {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
+         "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
+            {"group", 8, 1, 1 << 30, "consecutive ranks per group"},           \
+    }
+
 /* the same, one piece by default: bcast and allgather are port-bound at the
  * leader when pipelined (doc/json_tuning.md) */
 /* allgather(v) line: the phases' longest line and the sends in flight. */
@@ -563,6 +573,18 @@ const ch4coll_algo_t ch4coll_algos[] = {
              "commutative",
      .cost = ch4coll_cost_allreduce_binary_blocks,
      .ntags = ch4coll_ntags_binary_blocks},
+    {.name = "group_lanes",
+     .coll = CH4COLL_ALLREDUCE,
+     .build = ch4coll_allreduce_group_lanes,
+     .params = GL_PARAMS,
+     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .desc = "multi_leader on groups of consecutive ranks in place of nodes: "
+             "reduce-scatter in every group, one allreduce between groups "
+             "per local rank on its share, all at once, allgather in every "
+             "group; for one rank per node where a switch holds consecutive "
+             "ranks",
+     .cost = ch4coll_cost_allreduce_group_lanes,
+     .ntags = ch4coll_ntags_group_lanes},
     NATIVE_ROW(CH4COLL_ALLREDUCE),
 
     {.name = "ring",
