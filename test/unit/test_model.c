@@ -81,8 +81,9 @@
  * pieces' steps overlap on the same ports: 3.2 times the formula at
  * p = 96, 4.1 at p = 100, 2.2 at p = 128 (1 MiB); one piece, 1.5 at
  * p = 96.  A round order (rank j's i-th message to j - i, the order its
- * server folds them in) measured the same on SimGrid's fat tree (p = 96,
- * 2 MiB: 203.6 us against 204.8) and booked worse here (4.5 times).  allgatherv
+ * server folds them in) was slower on SimGrid's fat tree (p = 96,
+ * 2 MiB: 203.6 us against 199.7) and booked worse here (4.5 times).
+ * allgatherv
  * line: the formula sums per phase the busiest port of any rank, which
  * the replay gives with regular blocks (allgather line: exact); with the
  * harness's irregular blocks a line that finishes a phase early sends

@@ -108,12 +108,13 @@
  * per rank, cross the switches.  A flat allreduce (direct, ring,
  * binary_blocks) sends the same bytes, about 2 n, but most of them to
  * ranks behind other switches.  On SimGrid's fat tree at p = 96 (leaf
- * switches of 64 hosts, so ranks 64..95 on the second) multi_leader
- * on virtual nodes of 8 ranks took 204.8 us at 2 MiB against 259.3 for
- * the best flat one (direct, window 8), about 1.05 of the bound, and
- * 723.2 against 894.9 at 8 MiB; at p = 61, one leaf, 209.1 against
- * 173.7: where every rank shares one switch there is nothing to keep
- * local.  Cost on the model without nodes (each rank its own ports,
+ * switches of 64 hosts, so ranks 64..95 on the second) groups of 8
+ * took 199.7 us at 2 MiB, 1.17 of the single-ported bound, against
+ * 240.1 for direct with window 8 in the same run (direct 226.2 in the
+ * grid), and 724.7 against 948.1 at 8 MiB; groups of 4, 16 and 32
+ * took 203.6, 222.7 and 647.8 at 2 MiB.  At p = 61, one leaf, 209.1
+ * against direct's 173.7: where every rank shares one switch there is
+ * nothing to keep local (doc/performance.md, spot runs).  Cost on the model without nodes (each rank its own ports,
  * no interface to share), t = alpha + b beta:
  *   T = (G-1)(t + s gamma) + T2(N, s) + (G-1) t,  N = ceil(p / G),
  * plus the pieces' periods as above.  Worked example, p = 7, G = 3,
