@@ -114,8 +114,10 @@
  * grid), and 724.7 against 948.1 at 8 MiB; groups of 4, 16 and 32
  * took 203.6, 222.7 and 647.8 at 2 MiB.  At p = 61, one leaf, 209.1
  * against direct's 173.7: where every rank shares one switch there is
- * nothing to keep local (doc/performance.md, spot runs).  Cost on the model without nodes (each rank its own ports,
- * no interface to share), t = alpha + b beta:
+ * nothing to keep local (doc/performance.md, spot runs).
+ *
+ * Cost on the model without nodes (each rank its own ports, no
+ * interface to share), t = alpha + b beta:
  *   T = (G-1)(t + s gamma) + T2(N, s) + (G-1) t,  N = ceil(p / G),
  * plus the pieces' periods as above.  Worked example, p = 7, G = 3,
  * n = 7: groups {0, 1, 2}, {3, 4, 5}, {6}, and then the steps of the
