@@ -145,20 +145,25 @@ int ch4coll_coll_from_name(const char *name)
  * p = 16..61: 256 KiB pieces within 5 % of the best of one piece and 64
  * KiB..2 MiB pieces in 30 of 36 cells; 1.08-1.18 at 512 KiB, where 128
  * KiB pieces win, doc/performance-log.md) */
+#define ML_PIECES                                                              \
+    {                                                                          \
+        "chunk", 262144, 0, (int64_t) 1 << 40,                                 \
+            "pipeline piece in bytes, at most 16 pieces (0: one piece)"        \
+    }
 #define ML_CHUNK                                                               \
     {                                                                          \
-        {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
-         "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
+        ML_PIECES                                                              \
     }
 
 /* group_lanes: multi_leader's pieces, and the group of consecutive ranks
- * that stands for a node (8: SimGrid's fat tree at p = 96, smp_multi_leader.c)
- */
+ * that stands for a node (8: SimGrid's fat tree at p = 96,
+ * smp_multi_leader.c) */
 #define GL_PARAMS                                                              \
     {                                                                          \
-        {"chunk", 262144, 0, (int64_t) 1 << 40,                                \
-         "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
-            {"group", 8, 1, 1 << 30, "consecutive ranks per group"},           \
+        ML_PIECES,                                                             \
+        {                                                                      \
+            "group", 8, 1, 1 << 30, "consecutive ranks per group"              \
+        }                                                                      \
     }
 
 /* the same, one piece by default: bcast and allgather are port-bound at the

@@ -497,8 +497,11 @@ static int gl_open(ch4coll_args_t *v, ch4coll_locality_t *loc,
                    const ch4coll_args_t *a, const int64_t *params)
 {
     int r, g = params[1] < a->size ? (int) params[1] : a->size;
-    int *node_of = ch4coll_malloc((size_t) a->size * sizeof *node_of);
+    int *node_of;
 
+    if (g < 1)
+        g = 1; /* the registry's minimum; never a zero divisor */
+    node_of = ch4coll_malloc((size_t) a->size * sizeof *node_of);
     if (!node_of)
         return CH4COLL_ERR_NOMEM;
     for (r = 0; r < a->size; r++)
