@@ -275,8 +275,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = ML_CHUNK,
      .restrictions = CH4COLL_R_NODES,
      .desc = "a leader per local rank: scatter from the root in its node, one "
-             "bcast between nodes per local rank on its share, all at once, "
-             "allgather in every node",
+             "circulant bcast between nodes per local rank on its share, all "
+             "at once, allgather in every node",
      .cost = ch4coll_cost_bcast_multi_leader,
      .ntags = ch4coll_ntags_multi_leader},
     {.name = "bidir_chain",

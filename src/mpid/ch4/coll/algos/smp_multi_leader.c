@@ -62,10 +62,28 @@
  * bcast, the same lanes and segments, root r at node R:
  *   1  r sends every segment it does not serve to that lane's server at
  *      node R (tag k);
- *   2  lane k's servers bcast segment k from node R's server (the
- *      selection's bcast for N ranks, else binomial), every lane at once;
+ *   2  lane k's servers bcast segment k from node R's server, every lane
+ *      at once, by circulant (Traeff's round-optimal schedule,
+ *      circulant.c) with its blocks n* chosen on the call's model with
+ *      beta times Q: the Q lanes share the node's link, so each sees 1/Q
+ *      of its bandwidth, while their messages' latencies and overheads
+ *      (other ranks, other cores) overlap;
  *   3  every server sends its lanes' segments to its node's other ranks
  *      but r (tag Q + k).
+ * Why not the selection's bcast for N ranks, as step 2 of the allreduce
+ * and the reduce: a tree learns it for a communicator that owns the
+ * links, and its choice for segments of 128 KiB on 8 ranks (two_tree in
+ * 16 KiB chunks) took SimGrid's smp cluster (doc/performance.md) at
+ * p = 61, 2 MiB, pieces of 1 MiB, to 141.6 us; circulant with the
+ * lanes' blocks (n* = 10 of 12.8 KiB) 120.1, and the best of eight
+ * inner algorithms forced (bidir_chain, two_tree, line, binomial,
+ * scatter_ring_allgather, circulant with 1 to 64 blocks) 117.7.  At
+ * 512 KiB, 68.7 against 42.4.  The model's replay, whose interface
+ * queues every message's alpha, books the extra blocks dearer (p = 61 on
+ * nodes of 8, 1 MiB: 261.1 against 173.7 us): where a node's messages
+ * pay their latency one after another, a machine's tree should name
+ * another bcast (smp, bidir_chain) for those sizes.  One rank per node
+ * (Q = 1) step 2 is circulant on all ranks, with the call's own blocks.
  * Cost, as the allreduce's without the reductions: (q_R - 1) t' + Q
  * T2(N, s) + (q - 1) t'.  A whole-vector bcast between node leaders (smp)
  * sends m bytes through one rank's port per node; here each lane sends
@@ -150,6 +168,7 @@ typedef struct {
     size_t off, n; /* the piece: its first element and its elements */
     int tag0;      /* the piece's first tag */
     int *chain;    /* lanes: the step-1 send of the piece before, or -1 */
+    ch4coll_model_t lane; /* bcast: step 2's model, the interface shared */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -218,7 +237,18 @@ static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
     ia->op = a->op;
     ia->commutative = a->commutative;
     ia->op_builtin = a->op_builtin;
-    ia->model = a->model;
+    ia->model = a->coll == CH4COLL_BCAST ? &m->lane : a->model;
+}
+
+/* bcast's step 2: circulant on the lanes' model (ml_open), its blocks
+ * n* for a link shared by the node's Q lanes. */
+static int ml_bcast_inner(ch4coll_smp_choice_t *c)
+{
+    c->al = ch4coll_algo_find(CH4COLL_BCAST, "circulant");
+    if (!c->al || !c->al->build)
+        return CH4COLL_ERR_ARG;
+    ch4coll_algo_default_params(c->al, c->params);
+    return CH4COLL_OK;
 }
 
 static void ml_free(ml_t *m)
@@ -247,6 +277,8 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
         return rc;
     Q = m->g.lanes;
     m->q = ch4coll_lanes_size(&m->g, m->g.node);
+    m->lane = *ch4coll_auto_model(a);
+    m->lane.beta *= Q; /* Q lanes at once through one interface */
     if (a->coll != CH4COLL_ALLREDUCE)
         m->root_node = a->loc ? a->loc->node_of[a->root] : a->root;
     m->acc = CH4COLL_BUF_RECV;
@@ -264,7 +296,9 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     for (k = 0; k < Q && rc == CH4COLL_OK; k++) {
         m->sent[k] = m->step2[k] = -1;
         ml_inner_args(m, k, &ia);
-        rc = ch4coll_smp_choose(a, &ia, &m->inner[k]);
+        rc = a->coll == CH4COLL_BCAST
+                 ? ml_bcast_inner(&m->inner[k])
+                 : ch4coll_smp_choose(a, &ia, &m->inner[k]);
         if (rc == CH4COLL_OK)
             m->tag2[k + 1] =
                 m->tag2[k] +
