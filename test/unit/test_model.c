@@ -918,7 +918,7 @@ END_TEST
  * interface) within 50 % of the replay, where the lanes' steps overlap or
  * queue otherwise (1 MiB, p = 16 and 61 on nodes of 8, p = 30 on nodes
  * of 4 cyclic: allreduce 1.04, 0.62 and 0.73 times the replay, bcast
- * 0.81, 0.68 and 0.72; CH4COLL_MODEL_TABLE=1 prints them).  For reduce
+ * 0.58, 0.58 and 0.53; CH4COLL_MODEL_TABLE=1 prints them).  For reduce
  * the formula is 1.58-2.27 times the replay (2.11 at p = 61, where the default
  * tree gives the lanes' reduce on 8 nodes to `ring` since 2026-11-27): the
  * lanes' reductions are many small messages each, which the replay's

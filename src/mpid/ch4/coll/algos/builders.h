@@ -492,6 +492,14 @@ int ch4coll_bcast_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
 double ch4coll_cost_bcast_circulant(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+/* For compositions (smp_multi_leader.c): the bcast's blocks n with params
+ * (the registry's: blocks), and its schedule in n blocks of a->count,
+ * ch4coll_seg_off/len's split.  At the root have[b] (NULL: every block
+ * there from the start) is the vertex block b waits for, -1 none;
+ * elsewhere got[b] (n entries) is set to the receive of block b. */
+long ch4coll_circ_bcast_nblocks(const ch4coll_args_t *a, const int64_t *params);
+int ch4coll_circ_bcast_run(ch4coll_sched_t *s, const ch4coll_args_t *a, long n,
+                           const int *have, int *got);
 int ch4coll_allgatherv_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                                  const int64_t *);
 int ch4coll_allgather_circulant(ch4coll_sched_t *, const ch4coll_args_t *,

@@ -94,9 +94,10 @@ typedef struct {
     ch4coll_sched_t *s;
     const ch4coll_args_t *a;
     long n;
-    int *got;      /* the receive of each block, -1 before it */
-    int last_send; /* the rank's previous send */
-    int last_recv; /* and receive */
+    const int *have; /* the root: the vertex each block waits for, or NULL */
+    int *got;        /* the receive of each block, -1 before it */
+    int last_send;   /* the rank's previous send */
+    int last_recv;   /* and receive */
 } bc_state_t;
 
 static int bc_send(bc_state_t *st, long b, int to)
@@ -109,6 +110,8 @@ static int bc_send(bc_state_t *st, long b, int to)
         return CH4COLL_ERR_ARG; /* a block not held: topo/circulant.h wrong */
     if (a->rank != a->root)
         d[nd++] = st->got[b];
+    else if (st->have && st->have[b] >= 0)
+        d[nd++] = st->have[b];
     if (st->last_send >= 0)
         d[nd++] = st->last_send;
     if (st->last_recv >= 0 && (nd == 0 || d[0] != st->last_recv))
@@ -130,38 +133,58 @@ static void bc_recv(bc_state_t *st, long b, int from)
     st->got[b] = st->last_recv;
 }
 
-int ch4coll_bcast_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                            const int64_t *params)
+long ch4coll_circ_bcast_nblocks(const ch4coll_args_t *a, const int64_t *params)
+{
+    ch4coll_circ_t g;
+
+    ch4coll_circ_init(&g, a->size);
+    return circ_nblocks(a, params, &g, ch4coll_auto_model(a)->beta);
+}
+
+int ch4coll_circ_bcast_run(ch4coll_sched_t *s, const ch4coll_args_t *a, long n,
+                           const int *have, int *got)
 {
     ch4coll_circ_t g;
     int recv[CH4COLL_CIRC_QMAX], send[CH4COLL_CIRC_QMAX], p = a->size, k;
     int vr = ch4coll_rel(a->rank, a->root, p), rc = CH4COLL_OK;
     long j, b, rounds;
-    bc_state_t st = {s, a, 0, NULL, -1, -1};
+    bc_state_t st = {s, a, n, have, got, -1, -1};
 
+    for (b = 0; b < n; b++)
+        got[b] = -1;
     if (a->count == 0 || p == 1)
         return CH4COLL_OK;
     ch4coll_circ_init(&g, p);
-    st.n = circ_nblocks(a, params, &g, ch4coll_auto_model(a)->beta);
-    st.got = ch4coll_malloc((size_t) st.n * sizeof *st.got);
-    if (!st.got)
-        return CH4COLL_ERR_NOMEM;
-    for (b = 0; b < st.n; b++)
-        st.got[b] = -1;
     if (vr > 0)
         ch4coll_circ_recv(&g, vr, recv);
     ch4coll_circ_send(&g, vr, send);
-    rounds = ch4coll_circ_rounds(&g, st.n);
+    rounds = ch4coll_circ_rounds(&g, n);
     for (j = 0; j < rounds && rc == CH4COLL_OK; j++) {
-        k = ch4coll_circ_slot(&g, st.n, j);
-        b = ch4coll_circ_block(&g, st.n, j, send[k]);
+        k = ch4coll_circ_slot(&g, n, j);
+        b = ch4coll_circ_block(&g, n, j, send[k]);
         if (b >= 0) /* what it held when the round began: send first */
             rc = bc_send(&st, b, ch4coll_abs((vr + g.s[k]) % p, a->root, p));
-        b = vr > 0 ? ch4coll_circ_block(&g, st.n, j, recv[k]) : -1;
+        b = vr > 0 ? ch4coll_circ_block(&g, n, j, recv[k]) : -1;
         if (b >= 0 && rc == CH4COLL_OK)
             bc_recv(&st, b, ch4coll_abs((vr - g.s[k] + p) % p, a->root, p));
     }
-    ch4coll_free(st.got);
+    return rc;
+}
+
+int ch4coll_bcast_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                            const int64_t *params)
+{
+    long n;
+    int *got, rc;
+
+    if (a->count == 0 || a->size == 1)
+        return CH4COLL_OK;
+    n = ch4coll_circ_bcast_nblocks(a, params);
+    got = ch4coll_malloc((size_t) n * sizeof *got);
+    if (!got)
+        return CH4COLL_ERR_NOMEM;
+    rc = ch4coll_circ_bcast_run(s, a, n, NULL, got);
+    ch4coll_free(got);
     return rc;
 }
 

@@ -166,8 +166,22 @@ int ch4coll_coll_from_name(const char *name)
         }                                                                      \
     }
 
-/* the same, one piece by default: bcast and allgather are port-bound at the
- * leader when pipelined (doc/json_tuning.md) */
+/* bcast: one piece by default, its blocks pipeline the message (SimGrid
+ * smp, p = 24-96, 512 KiB-8 MiB: one piece the fastest, 256 KiB pieces
+ * 1.1-2.0x slower), and the floor of its blocks: a lane's blocks are its
+ * circulant's n* on the lanes' model, fewer where they would be smaller
+ * than this (p = 96, 512 KiB: 6 blocks of 10.9 KiB 38.2 us, 8 of 8 KiB,
+ * eager, 111.9; smp_multi_leader.c) */
+#define ML_BCAST_PARAMS                                                        \
+    {                                                                          \
+        {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
+         "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
+        {                                                                      \
+            "block", 12288, 0, (int64_t) 1 << 40,                              \
+                "the smallest block of a lane in bytes (0: no floor)"          \
+        }                                                                      \
+    }
+
 /* allgather(v) line: the phases' longest line and the sends in flight. */
 #define LINE_AG                                                                \
     {                                                                          \
@@ -272,11 +286,11 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_multi_leader,
-     .params = ML_CHUNK,
+     .params = ML_BCAST_PARAMS,
      .restrictions = CH4COLL_R_NODES,
-     .desc = "a leader per local rank: scatter from the root in its node, one "
-             "circulant bcast between nodes per local rank on its share, all "
-             "at once, allgather in every node",
+     .desc = "a leader per local rank on its share of the message, block by "
+             "block: from the root in its node, circulant between nodes, all "
+             "lanes at once, on to the node's other ranks",
      .cost = ch4coll_cost_bcast_multi_leader,
      .ntags = ch4coll_ntags_multi_leader},
     {.name = "bidir_chain",

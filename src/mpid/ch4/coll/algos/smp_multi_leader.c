@@ -3,8 +3,9 @@
  * lane.  allreduce: reduce-scatter inside the node, one allreduce between
  * nodes per local rank on its share of the vector, all at once, and an
  * allgather inside the node.  bcast: a scatter from the root inside its
- * node, one bcast between nodes per local rank on its share, all at
- * once, and an allgather inside every node.  reduce: the reduce-scatter,
+ * node, one circulant bcast between nodes per local rank on its share,
+ * all at once, and an allgather inside every node, block by block.
+ * reduce: the reduce-scatter,
  * one reduce between nodes per lane, a gather to the root.
  *
  * Source: issue 24's multi-leader composition (Open MPI's han, Intel MPI
@@ -59,41 +60,69 @@
  * three, on tags of their own).  Step 3: rank 0 sends segment
  * 0 to 1 and 2, rank 1 segment 1 to 0 and 2, and so on; rank 6 is done.
  *
- * bcast, the same lanes and segments, root r at node R:
- *   1  r sends every segment it does not serve to that lane's server at
- *      node R (tag k);
- *   2  lane k's servers bcast segment k from node R's server, every lane
- *      at once, by circulant (Traeff's round-optimal schedule,
- *      circulant.c) with its blocks n* chosen on the call's model with
- *      beta times Q: the Q lanes share the node's link, so each sees 1/Q
- *      of its bandwidth, while their messages' latencies and overheads
- *      (other ranks, other cores) overlap;
- *   3  every server sends its lanes' segments to its node's other ranks
- *      but r (tag Q + k).
- * Why not the selection's bcast for N ranks, as step 2 of the allreduce
- * and the reduce: a tree learns it for a communicator that owns the
- * links, and its choice for segments of 128 KiB on 8 ranks (two_tree in
- * 16 KiB chunks) took SimGrid's smp cluster (doc/performance.md) at
- * p = 61, 2 MiB, pieces of 1 MiB, to 141.6 us; circulant with the
- * lanes' blocks (n* = 10 of 12.8 KiB) 120.1, and the best of eight
- * inner algorithms forced (bidir_chain, two_tree, line, binomial,
- * scatter_ring_allgather, circulant with 1 to 64 blocks) 117.7.  At
- * 512 KiB, 68.7 against 42.4.  The model's replay, whose interface
- * queues every message's alpha, books the extra blocks dearer (p = 61 on
- * nodes of 8, 1 MiB: 261.1 against 173.7 us): where a node's messages
- * pay their latency one after another, a machine's tree should name
- * another bcast (smp, bidir_chain) for those sizes.  One rank per node
- * (Q = 1) step 2 is circulant on all ranks, with the call's own blocks.
- * Cost, as the allreduce's without the reductions: (q_R - 1) t' + Q
- * T2(N, s) + (q - 1) t'.  A whole-vector bcast between node leaders (smp)
- * sends m bytes through one rank's port per node; here each lane sends
- * m / Q.  Worked example, the same p = 7 and nodes, root 4, n = 7:
- * segments of 3, 2, 2 at 0, 3, 5; node 1's servers are 3 (lane 0), 4
- * (lane 1), 5 (lane 2).  Step 1: 4 sends segment 0 to 3 and segment 2 to
- * 5.  Step 2: lane 0 bcasts segment 0 from 3 to 0 and 6, lane 1 segment 1
- * from 4 to 1 and 6, lane 2 segment 2 from 5 to 2 and 6.  Step 3: node 0
- * as in the allreduce; at node 1, 3 sends segment 0 to 5 only, 5 segment
- * 2 to 3 only (4, the root, has all); rank 6 is done.
+ * bcast, the same lanes and segments, root r at node R, block by block:
+ * lane k's segment of m bytes is cut into the n blocks of its circulant
+ * bcast between nodes (Traeff's round-optimal schedule, circulant.c).
+ * A block crosses n - 1 + q + 2 rounds: the lane's q = ceil(lg N), one
+ * in from the root, one out to the node; so n = sqrt((q + 1) beta' m /
+ * alpha), circulant's n* for that pipeline, with beta' = Q beta (the Q
+ * lanes share the node's link, so each sees 1/Q of its bandwidth, while
+ * their messages' latencies and overheads, on other ranks and cores,
+ * overlap), but no more blocks than make blocks of `block` bytes
+ * (default 12 KiB, above the eager switch of SimGrid's calibrated
+ * machine).  N = 2 nodes has q = 1 and gets blocks all the same;
+ *   1  r sends the blocks of every segment it does not serve to that
+ *      lane's server at node R, one after another (tag k);
+ *   2  lane k's servers bcast segment k by circulant from node R's
+ *      server, every lane at once; node R's server sends a block on as
+ *      soon as it has come from r;
+ *   3  every server sends each block of its lanes on to its node's other
+ *      ranks but r as soon as it holds it, one after another per rank
+ *      (tag Q + k).
+ * A segment of fewer than two blocks of `block` bytes keeps the lane's
+ * own blocks in step 2 (circulant's n* on beta') and moves whole
+ * segments in steps 1 and 3, step 3 after the whole lane, its sends too
+ * (the three steps one after another): where blocks would be
+ * eager, their per-byte copies on a server's core delay its circulant
+ * (SimGrid smp, p = 96, 128 KiB: 21.9 us so, 24.4 with the eager blocks
+ * grouped to 12 KiB for steps 1 and 3, 48.1 with eager blocks
+ * throughout).  The receives of a stream are built in order and complete
+ * in order (a lane's circulant chains its receives), so a group of
+ * blocks is whole once its latest-built receive is done.
+ * Why circulant and not the selection's bcast for N ranks, as step 2 of
+ * the allreduce and the reduce: a tree learns that for a communicator
+ * that owns the links, and its choice for segments of 128 KiB on 8
+ * ranks (two_tree in 16 KiB chunks) took SimGrid's smp cluster
+ * (doc/performance.md) at p = 61, 2 MiB, in pieces of 1 MiB, to 141.6
+ * us; circulant with the lanes' blocks 120.1, the best of eight inner
+ * algorithms forced (bidir_chain, two_tree, line, binomial,
+ * scatter_ring_allgather, circulant with 1 to 64 blocks) 117.7, and
+ * block by block in one piece 104.3 (1.24 of the bound; 512 KiB 68.7,
+ * 42.2 and 35.4).  Pieces (parameter chunk, default 0) only add rounds
+ * now: 256 KiB pieces took up to 2x longer at 512 KiB-8 MiB.  The
+ * model's replay, whose interface queues every message's alpha and
+ * whose messages are all eager, books the blocks dearer (p = 61 on nodes
+ * of 8, 1 MiB: 206.8 us against 173.7 with the selection's two_tree);
+ * where a node's messages pay their latency one after another, a
+ * machine's tree should name another bcast (smp, bidir_chain).  One rank
+ * per node (Q = 1) it is circulant on all ranks, with the call's blocks.
+ * Cost, per piece: the root's feed (q_R - 1) g t', the lanes' circulants
+ * on the node's interface one after another Q T2(N, s), a server's
+ * passing on (q - 1) g t' (g groups, t' = alpha_node + their bytes
+ * beta_node); in several groups the slowest of the three plus a group's
+ * t' in and out, in one group their sum.  A whole-vector bcast between
+ * node leaders (smp) sends m bytes through one rank's port per node; here
+ * each lane sends m / Q.  Worked example, the same p = 7 and nodes, root
+ * 4, n = 7 (one block per segment): segments of 3, 2, 2 at 0, 3, 5; node
+ * 1's servers are 3 (lane 0), 4 (lane 1), 5 (lane 2).  Step 1: 4 sends
+ * segment 0 to 3 and segment 2 to 5.  Step 2: lane 0 bcasts segment 0
+ * from 3 to 0 and 6, lane 1 segment 1 from 4 to 1 and 6, lane 2 segment
+ * 2 from 5 to 2 and 6.  Step 3: node 0 as in the allreduce; at node 1, 3
+ * sends segment 0 to 5 only, 5 segment 2 to 3 only (4, the root, has
+ * all); rank 6 is done.  With two blocks per segment, 3 starts lane 0's
+ * circulant with segment 0's first block as soon as that has come from
+ * 4, and at node 0 rank 0 passes each block of segment 0 on to 1 and 2
+ * as it arrives.
  *
  * reduce, root r at node R: step 1 as the allreduce's, into the receive
  * buffer at r and into a scratch of n elements at every other rank (its
@@ -169,6 +198,7 @@ typedef struct {
     int tag0;      /* the piece's first tag */
     int *chain;    /* lanes: the step-1 send of the piece before, or -1 */
     ch4coll_model_t lane; /* bcast: step 2's model, the interface shared */
+    int64_t block;        /* bcast: the smallest block (parameter block) */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -377,40 +407,36 @@ static int ml_between_nodes(ml_t *m)
     return rc;
 }
 
-/* Step 3: every lane's result from its server to the node's other ranks
- * (a bcast's root has them all). */
+/* Step 3: every lane's result from its server to the node's other
+ * ranks. */
 static void ml_out_in_node(ml_t *m)
 {
     int k, i, to, d[1];
-    int has = m->a->coll == CH4COLL_BCAST ? m->a->root : -1;
 
     for (k = 0; k < m->g.lanes; k++) {
         size_t len = ml_len(m, k);
         if (len == 0)
             continue;
         if (!ml_serves(m, k)) {
-            if (m->a->rank != has)
-                ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
-                                   ch4coll_lanes_server(&m->g, m->g.node, k),
-                                   m->tag0 + m->g.lanes + k,
-                                   ch4coll_dep1(m->sent[k], d), d);
+            ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
+                               ch4coll_lanes_server(&m->g, m->g.node, k),
+                               m->tag0 + m->g.lanes + k,
+                               ch4coll_dep1(m->sent[k], d), d);
             continue;
         }
         for (i = 1; i < m->q; i++) {
             to = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q);
-            if (to != has)
-                ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, to,
-                                   m->tag0 + m->g.lanes + k,
-                                   ch4coll_dep1(m->step2[k], d), d);
+            ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, to,
+                               m->tag0 + m->g.lanes + k,
+                               ch4coll_dep1(m->step2[k], d), d);
         }
     }
 }
 
-/* The root's node, between the root and the servers of the lanes it does
- * not serve: bcast step 1 (the root's segments to them, tag k), reduce
- * step 3 (their results to the root, tag Q + k; the root's receive waits
- * for its step-1 send of the same segment, in place). */
-static void ml_root_node(ml_t *m, int to_root)
+/* reduce step 3: at the root's node, the servers of the lanes the root
+ * does not serve send their results to it (tag Q + k; the root's receive
+ * waits for its step-1 send of the same segment, in place). */
+static void ml_gather_to_root(ml_t *m)
 {
     const ch4coll_args_t *a = m->a;
     int k, tag, d[1];
@@ -420,33 +446,181 @@ static void ml_root_node(ml_t *m, int to_root)
     for (k = 0; k < m->g.lanes; k++) {
         size_t len = ml_len(m, k);
         int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
-        tag = m->tag0 + (to_root ? m->g.lanes + k : k);
-        if (len == 0)
+        tag = m->tag0 + m->g.lanes + k;
+        if (len == 0 || ml_serves(m, k) != (a->rank != a->root))
             continue;
-        if (a->rank == a->root && !ml_serves(m, k) && to_root)
+        if (a->rank == a->root)
             ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
                                tag, ch4coll_dep1(m->sent[k], d), d);
-        else if (a->rank == a->root && !ml_serves(m, k))
-            m->sent[k] =
-                ch4coll_sched_send(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len,
-                                   srv, tag, ch4coll_dep1(m->chain[k], d), d);
-        else if (a->rank != a->root && ml_serves(m, k) && to_root)
+        else
             ch4coll_sched_send(m->s, ml_at(m, m->acc, k), len, a->root, tag,
                                ch4coll_dep1(m->step2[k], d), d);
-        else if (a->rank != a->root && ml_serves(m, k))
-            m->step2[k] = ch4coll_sched_recv(m->s, ml_at(m, m->acc, k), len,
-                                             a->root, tag, 0, NULL);
     }
 }
 
-static void ml_scatter_from_root(ml_t *m)
+/* bcast, block by block.  Lane k's segment is cut into the n blocks of
+ * its circulant (ch4coll_circ_bcast_nblocks on the lanes' model; one
+ * with one node), and steps 1 and 3 move them in groups of G
+ * consecutive blocks, G the fewest that make a group of block bytes
+ * (parameter block) or more: a lane's circulant gains from small blocks
+ * where messages inside the node lose (eager, smp_multi_leader.c's
+ * opening note).  Group g of n blocks in groups of G: */
+typedef struct {
+    long n, G, ng; /* blocks, blocks per group, groups */
+} ml_split_t;
+
+static ml_split_t ml_split(const ml_t *m, int k)
 {
-    ml_root_node(m, 0);
+    ch4coll_args_t ia;
+    ml_split_t x = {1, 1, 1};
+    double bytes = ch4coll_nbytes(m->a, ml_len(m, k)), most;
+
+    if (m->g.nodes == 1)
+        return x;
+    most = m->block > 0 ? floor(bytes / (double) m->block) : HUGE_VAL;
+    if (most < 2) { /* one group: steps 1 and 3 whole, the lane's blocks */
+        ml_inner_args(m, k, &ia);
+        x.n = x.G = ch4coll_circ_bcast_nblocks(&ia, m->inner[k].params);
+        return x;
+    }
+    /* n* of the pipeline's n - 1 + q + 2 rounds: the lane's q plus a
+     * block in from the root and out to the node */
+    x.n = lround(sqrt((ch4coll_ceil_log2(m->g.nodes) + 1) * m->lane.beta *
+                      bytes / m->lane.alpha));
+    if ((double) x.n > most)
+        x.n = (long) most;
+    if ((size_t) x.n > ml_len(m, k))
+        x.n = (long) ml_len(m, k);
+    if (x.n < 1)
+        x.n = 1;
+    x.ng = x.n;
+    return x;
 }
 
-static void ml_gather_to_root(ml_t *m)
+static ch4coll_ref_t ml_group(const ml_t *m, int k, const ml_split_t *x, long g,
+                              size_t *len)
 {
-    ml_root_node(m, 1);
+    size_t seg = ml_len(m, k), o0, o1;
+    long b1 = (g + 1) * x->G < x->n ? (g + 1) * x->G : x->n;
+
+    o0 = ch4coll_seg_off(seg, (size_t) x->n, (size_t) (g * x->G));
+    o1 = b1 < x->n ? ch4coll_seg_off(seg, (size_t) x->n, (size_t) b1) : seg;
+    *len = o1 - o0;
+    return ch4coll_ref(
+        CH4COLL_BUF_RECV,
+        ch4coll_eoff(
+            m->a, m->off +
+                      ch4coll_seg_off(m->n, (size_t) m->g.lanes, (size_t) k) +
+                      o0));
+}
+
+/* One stream of lane k's groups between two ranks of a node, in order
+ * (each message after the one before: they match in order on one tag),
+ * the first after dep; at[g] the vertex group g waits for (NULL or -1:
+ * none).  Returns the last. */
+static int ml_stream(ml_t *m, int k, const ml_split_t *x, int peer, int tag,
+                     int send, const int *at, int dep, int *out)
+{
+    long g;
+    int d[2], nd, v = dep;
+    size_t len;
+
+    for (g = 0; g < x->ng; g++) {
+        ch4coll_ref_t r = ml_group(m, k, x, g, &len);
+        nd = 0;
+        if (v >= 0)
+            d[nd++] = v;
+        if (at && at[g] >= 0)
+            d[nd++] = at[g];
+        v = send ? ch4coll_sched_send(m->s, r, len, peer, tag, nd, d)
+                 : ch4coll_sched_recv(m->s, r, len, peer, tag, nd, d);
+        if (out)
+            out[g] = v;
+    }
+    return v;
+}
+
+/* A lane this rank serves: its groups from the root (at the root's node,
+ * unless it is the root), lane k's circulant between nodes, and each
+ * group on to the node's other ranks but the root as soon as it is
+ * whole.  Scratch w: 2 n + ng ints. */
+static int ml_bcast_lane(ml_t *m, int k, const ml_split_t *x, int *w)
+{
+    const ch4coll_args_t *a = m->a;
+    int *have = w, *got = w + x->n, *at = w + 2 * x->n;
+    int i, to, j, nt, first, rc = CH4COLL_OK;
+    long b, g;
+
+    for (g = 0; g < x->ng; g++)
+        at[g] = -1;
+    if (m->g.node == m->root_node && a->rank != a->root)
+        ml_stream(m, k, x, a->root, m->tag0 + k, 0, NULL, -1, at);
+    for (b = 0; b < x->n; b++)
+        have[b] = at[b / x->G];
+    if (m->g.nodes > 1) {
+        ch4coll_view_t v;
+        ch4coll_args_t ia;
+        for (j = 0; j < m->g.nodes; j++)
+            m->peers[ml_pos(m, k, j)] = ch4coll_lanes_server(&m->g, j, k);
+        v.peers = m->peers;
+        v.size = m->g.nodes;
+        v.tag_base = m->tag2[k];
+        v.io[0] = v.io[1] = ml_at(m, CH4COLL_BUF_RECV, k);
+        v.ndeps = 0;
+        v.deps = NULL;
+        ml_inner_args(m, k, &ia);
+        first = m->s->nv;
+        ch4coll_sched_push_view(m->s, &v);
+        rc = ch4coll_circ_bcast_run(m->s, &ia, x->n, have, got);
+        nt = ch4coll_sched_pop_view(m->s);
+        if (rc == CH4COLL_OK && nt != m->tag2[k + 1] - m->tag2[k])
+            rc = CH4COLL_ERR_ARG; /* the builder and its ntags disagree */
+        /* a lane's receives complete in the order they were built, so a
+         * group is whole once its latest-built block's receive is done;
+         * one group waits for the whole lane, its sends too, as the
+         * three steps one after another */
+        for (b = 0; b < x->n && m->g.node != m->root_node; b++)
+            if (b % x->G == 0 || got[b] > at[b / x->G])
+                at[b / x->G] = got[b];
+        if (x->ng == 1 && (j = ch4coll_sched_join(m->s, first)) >= 0)
+            at[0] = j;
+    }
+    for (i = 1; i < m->q && rc == CH4COLL_OK; i++) {
+        to = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q);
+        if (to != a->root)
+            ml_stream(m, k, x, to, m->tag0 + m->g.lanes + k, 1, at, -1, NULL);
+    }
+    return rc;
+}
+
+/* bcast, one piece: per lane, the root feeds its node's server group by
+ * group (after its feed of the piece before, m->chain), the server runs
+ * the lane, the node's other ranks take the groups from it. */
+static int ml_bcast_piece(ml_t *m)
+{
+    const ch4coll_args_t *a = m->a;
+    int k, rc = CH4COLL_OK, *w;
+
+    for (k = 0; k < m->g.lanes && rc == CH4COLL_OK; k++) {
+        int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
+        ml_split_t x;
+        if (ml_len(m, k) == 0)
+            continue;
+        x = ml_split(m, k);
+        if (ml_serves(m, k)) {
+            w = ch4coll_malloc((2 * (size_t) x.n + (size_t) x.ng) * sizeof *w);
+            if (!w)
+                return CH4COLL_ERR_NOMEM;
+            rc = ml_bcast_lane(m, k, &x, w);
+            ch4coll_free(w);
+        } else if (a->rank == a->root)
+            m->sent[k] = ml_stream(m, k, &x, srv, m->tag0 + k, 1, NULL,
+                                   m->chain[k], NULL);
+        else
+            ml_stream(m, k, &x, srv, m->tag0 + m->g.lanes + k, 0, NULL, -1,
+                      NULL);
+    }
+    return rc;
 }
 
 /* The tags of pieces 0 .. j - 1 of K (piece j's first tag); -1 if a
@@ -465,12 +639,33 @@ static int ml_tags_before(const ch4coll_args_t *a, int j, int K)
     return tag;
 }
 
-/* Every collective, piece by piece: step 1 (into the lanes' servers),
- * step 2 and step 3; a piece's step-1 sends follow the piece before's on
- * the same lane, so that its step 2 overlaps the next piece's step 1. */
+/* allreduce and reduce, one piece: step 1, step 2, step 3. */
+static int ml_three_steps(ml_t *m, void (*step3)(ml_t *))
+{
+    int rc;
+
+    ml_reduce_in_node(m);
+    rc = ml_between_nodes(m);
+    if (rc == CH4COLL_OK)
+        step3(m);
+    return rc;
+}
+
+static int ml_allreduce_piece(ml_t *m)
+{
+    return ml_three_steps(m, ml_out_in_node);
+}
+
+static int ml_reduce_piece(ml_t *m)
+{
+    return ml_three_steps(m, ml_gather_to_root);
+}
+
+/* Every collective, piece by piece; a piece's step-1 sends follow the
+ * piece before's on the same lane, so that its step 2 overlaps the next
+ * piece's step 1. */
 static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const int64_t *params, void (*step1)(ml_t *),
-                    void (*step3)(ml_t *))
+                    const int64_t *params, int (*piece)(ml_t *))
 {
     ml_t m;
     int rc = CH4COLL_OK, j, k, K = ml_pieces(a, params), tag = 0, acc;
@@ -493,10 +688,8 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
             break;
         m.acc = acc;
         m.chain = chain;
-        step1(&m);
-        rc = ml_between_nodes(&m);
-        if (rc == CH4COLL_OK)
-            step3(&m);
+        m.block = a->coll == CH4COLL_BCAST ? params[1] : 0;
+        rc = piece(&m);
         for (k = 0; k < m.g.lanes; k++)
             if (m.sent[k] >= 0)
                 chain[k] = m.sent[k];
@@ -510,19 +703,19 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
 int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                    const int64_t *params)
 {
-    return ml_build(s, a, params, ml_reduce_in_node, ml_out_in_node);
+    return ml_build(s, a, params, ml_allreduce_piece);
 }
 
 int ch4coll_bcast_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                const int64_t *params)
 {
-    return ml_build(s, a, params, ml_scatter_from_root, ml_out_in_node);
+    return ml_build(s, a, params, ml_bcast_piece);
 }
 
 int ch4coll_reduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params)
 {
-    return ml_build(s, a, params, ml_reduce_in_node, ml_gather_to_root);
+    return ml_build(s, a, params, ml_reduce_piece);
 }
 
 /* group_lanes: a's call with groups of params[1] consecutive ranks as
@@ -557,7 +750,7 @@ int ch4coll_allreduce_group_lanes(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
     if (rc != CH4COLL_OK)
         return rc;
-    rc = ml_build(s, &v, params, ml_reduce_in_node, ml_out_in_node);
+    rc = ml_build(s, &v, params, ml_allreduce_piece);
     ch4coll_free((void *) loc.node_of);
     return rc;
 }
@@ -631,11 +824,45 @@ double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *a,
     return ml_cost(a, params, m, 1);
 }
 
+/* bcast: per piece, lane 0's groups of gb bytes, t' = alpha_node + gb
+ * beta_node: the root feeds q_R - 1 servers, (q_R - 1) ng t'; the lanes'
+ * circulants on the node's interface one after another, Q T2(N, s) in
+ * its n blocks; a server passes each group to q - 1 ranks, (q - 1) ng
+ * t'.  In several groups the three overlap: the first group in, the
+ * slowest of the three, the last group out; in one they follow one
+ * another.  Further pieces add the slowest each. */
 double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
                                        const int64_t *params,
                                        const ch4coll_model_t *m)
 {
-    return ml_cost(a, params, m, 1);
+    ml_t g;
+    ml_split_t x;
+    ch4coll_args_t ia;
+    int64_t cp[CH4COLL_MAX_PARAMS] = {0};
+    double gb, tg, t1, t2 = 0, t3, slow;
+    int K = ml_pieces(a, params), q1, Q;
+
+    if (a->count == 0 || a->size == 1)
+        return 0.0;
+    if (ml_open(&g, NULL, a, 0, K, 0) != CH4COLL_OK)
+        return HUGE_VAL;
+    g.block = params[1];
+    x = ml_split(&g, 0);
+    q1 = ch4coll_lanes_size(&g.g, g.root_node);
+    gb = ch4coll_nbytes(a, ml_len(&g, 0)) / (double) x.ng;
+    tg = m->alpha_node + gb * m->beta_node;
+    ml_inner_args(&g, 0, &ia);
+    cp[0] = x.n;
+    if (g.g.nodes > 1)
+        t2 = g.g.lanes * ch4coll_cost_bcast_circulant(&ia, cp, m);
+    t1 = (q1 - 1) * x.ng * tg;
+    Q = g.g.lanes;
+    ml_free(&g);
+    t3 = (Q - 1) * x.ng * tg;
+    slow = fmax(t1, fmax(t2, t3));
+    if (x.ng > 1) /* the first group in, the last out, where they move */
+        return (q1 > 1) * tg + slow + (Q > 1) * tg + (K - 1) * slow;
+    return t1 + t2 + t3 + (K - 1) * slow;
 }
 
 /* Every message on the network's terms: the groups are not nodes. */
