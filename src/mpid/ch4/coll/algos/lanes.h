@@ -16,6 +16,8 @@
 #include "../topo/nodes.h"
 #include "../util/util.h"
 
+#include <math.h>
+
 typedef struct {
     int nodes, lanes; /* N and Q */
     int node, idx;    /* this rank's node and local index */
@@ -77,6 +79,22 @@ static inline void ch4coll_lanes_close(ch4coll_lanes_t *l)
 {
     ch4coll_free(l->order);
     l->order = l->first = NULL;
+}
+
+/* The pieces of a pipelined lane schedule: ceil(bytes / chunk), at most
+ * CH4COLL_LANES_PIECES and at most count elements; one without a chunk. */
+#define CH4COLL_LANES_PIECES 16
+
+static inline int ch4coll_lanes_pieces(double bytes, int64_t chunk,
+                                       size_t count)
+{
+    double k = chunk > 0 ? ceil(bytes / (double) chunk) : 1;
+
+    if (k > CH4COLL_LANES_PIECES)
+        k = CH4COLL_LANES_PIECES;
+    if (k > (double) count)
+        k = (double) count;
+    return k < 1 ? 1 : (int) k;
 }
 
 #endif /* CH4COLL_LANES_H */

@@ -294,23 +294,15 @@ static int mr_piece(mr_t *m)
  * own, its round-0 ring sends after the piece before's on the same lane,
  * so that a piece's passing on inside the node overlaps the next
  * piece's ring. */
-#define CH4COLL_MR_PIECES 16
-
 static int mr_pieces(const ch4coll_args_t *a, const int64_t *params)
 {
     size_t most = 0;
-    double k;
     int r;
 
     for (r = 0; r < a->size; r++)
         if (ch4coll_blk_count(a, r) > most)
             most = ch4coll_blk_count(a, r);
-    k = params[0] > 0 ? ceil(ch4coll_nbytes(a, most) / (double) params[0]) : 1;
-    if (k > CH4COLL_MR_PIECES)
-        k = CH4COLL_MR_PIECES;
-    if (k > (double) most)
-        k = (double) most;
-    return k < 1 ? 1 : (int) k;
+    return ch4coll_lanes_pieces(ch4coll_nbytes(a, most), params[0], most);
 }
 
 static int mr_build(ch4coll_sched_t *s, const ch4coll_args_t *a,

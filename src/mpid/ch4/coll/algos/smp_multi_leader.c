@@ -214,24 +214,14 @@ static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
                                                     (size_t) k)));
 }
 
-/* The pieces of a call: ceil(bytes / chunk), at most CH4COLL_ML_PIECES
- * and at most count; one without a chunk, and with one rank per node (a
- * single lane has no steps inside the node to overlap). */
-#define CH4COLL_ML_PIECES 16
-
+/* The pieces of a call (lanes.h); one with one rank per node (a single
+ * lane has no steps inside the node to overlap). */
 static int ml_pieces(const ch4coll_args_t *a, const int64_t *params)
 {
-    double bytes = ch4coll_nbytes(a, 1) * (double) a->count;
-    double k = params[0] > 0 ? ceil(bytes / (double) params[0]) : 1;
-
     if (!a->loc || a->loc->nodes == a->size)
         return 1;
-
-    if (k > CH4COLL_ML_PIECES)
-        k = CH4COLL_ML_PIECES;
-    if (k > (double) a->count)
-        k = (double) a->count;
-    return k < 1 ? 1 : (int) k;
+    return ch4coll_lanes_pieces(ch4coll_nbytes(a, a->count), params[0],
+                                a->count);
 }
 
 static int ml_serves(const ml_t *m, int k)
