@@ -325,7 +325,8 @@ END_TEST
  * message is long and every gate closes: p = 1..17, 24, 32, 61, 64, 100,
  * counts {1, p+1, large}, in place and not, flat and (p <= 64, as
  * sweep_nodes()) on nodes of 3 and 8, block and cyclic; bruck with 2, 3
- * and ceil(lg p) steps.
+ * and ceil(lg p) steps, multi_ring in one piece and in pieces of 2 and 3
+ * bytes (its first parameter, chunk, takes the same values).
  */
 static const struct {
     int coll;
@@ -401,6 +402,71 @@ START_TEST(test_registry_entry)
 }
 END_TEST
 
+/*
+ * bcast multi_leader block by block (algos/smp_multi_leader.c): the
+ * sweeps above give its lanes one group of blocks (segments under two
+ * blocks of the default `block`, and few blocks on the default model).
+ * Here the model has alpha = 0, so a lane takes as many blocks as the
+ * floor allows: `block` 1 and 64 bytes (many groups, each block passed on
+ * inside the node as it arrives), in one piece and in pieces of 8 bytes,
+ * on nodes of 2, 3 and 8, block and cyclic, p up to 64, three roots.
+ */
+START_TEST(test_multi_leader_blocks)
+{
+    static const int ppnlist[] = {2, 3, 8};
+    static const int64_t floors[] = {1, 64}, chunks[] = {0, 8};
+    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "multi_leader");
+    ch4coll_model_t m = ch4coll_model_default;
+    int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ri, f, h;
+    int fails = 0, cases = 0;
+    int64_t params[CH4COLL_MAX_PARAMS];
+    char err[2048];
+
+    ck_assert_ptr_nonnull(al);
+    if (!wanted(al))
+        return;
+    ch4coll_algo_default_params(al, params);
+    m.alpha = 0;
+    for (pi = 0; pi < np && plist[pi] <= 64; pi++) {
+        int p = plist[pi], roots[3] = {0, p / 2, p - 1};
+        size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
+        if ((unit_quick() && p > 17) || unit_quick_skips(p))
+            continue;
+        for (k = 0; k < 3; k++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
+                for (f = 0; f < 2; f++)
+                    for (h = 0; h < 2; h++)
+                        for (ci = 0; ci < 3; ci++)
+                            for (ri = 0; ri < 3; ri++) {
+                                hz_case_t c = {
+                                    al, params, p, counts[ci], roots[ri], 0,
+                                    0,  0,      1, ppnlist[k], map,       &m};
+                                params[0] = chunks[h];
+                                params[1] = floors[f];
+                                if (!node_case_applies(&c) || !mine())
+                                    continue;
+                                cases++;
+                                if (hz_run(&c, err, sizeof err) != 0 &&
+                                    fails++ < 3)
+                                    fprintf(stderr,
+                                            "FAIL bcast/multi_leader blocks "
+                                            "p=%d ppn=%d %s n=%zu root=%d "
+                                            "block=%lld chunk=%lld: %s\n",
+                                            p, ppnlist[k],
+                                            map ? "cyclic" : "block",
+                                            counts[ci], roots[ri],
+                                            (long long) floors[f],
+                                            (long long) chunks[h], err);
+                            }
+    }
+    fprintf(stderr,
+            "sweep bcast/multi_leader block by block: %d cases, %d "
+            "failed\n",
+            cases, fails);
+    ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     Suite *s = suite_create("sweep");
@@ -415,6 +481,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, test_registry_nodes, 0, ch4coll_nalgos);
     tcase_add_loop_test(tc, test_long_messages, 0,
                         (int) (sizeof gated / sizeof gated[0]));
+    tcase_add_test(tc, test_multi_leader_blocks);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -463,7 +463,7 @@ static ml_split_t ml_split(const ml_t *m, int k)
 {
     ch4coll_args_t ia;
     ml_split_t x = {1, 1, 1};
-    double bytes = ch4coll_nbytes(m->a, ml_len(m, k)), most;
+    double bytes = ch4coll_nbytes(m->a, ml_len(m, k)), most, n;
 
     if (m->g.nodes == 1)
         return x;
@@ -475,14 +475,11 @@ static ml_split_t ml_split(const ml_t *m, int k)
     }
     /* n* of the pipeline's n - 1 + q + 2 rounds: the lane's q plus a
      * block in from the root and out to the node */
-    x.n = lround(sqrt((ch4coll_ceil_log2(m->g.nodes) + 1) * m->lane.beta *
-                      bytes / m->lane.alpha));
-    if ((double) x.n > most)
-        x.n = (long) most;
-    if ((size_t) x.n > ml_len(m, k))
-        x.n = (long) ml_len(m, k);
-    if (x.n < 1)
-        x.n = 1;
+    n = m->lane.alpha > 0 ? sqrt((ch4coll_ceil_log2(m->g.nodes) + 1) *
+                                 m->lane.beta * bytes / m->lane.alpha)
+                          : HUGE_VAL; /* a model without latency */
+    n = fmin(fmin(n, most), (double) ml_len(m, k));
+    x.n = n < 1 ? 1 : lround(n);
     x.ng = x.n;
     return x;
 }
