@@ -34,6 +34,25 @@
 static const int plist[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,  11, 12,
                             13, 14, 15, 16, 17, 24, 32, 61, 64, 100, 255};
 
+/* The large count of the sweeps at p, and all three: 1, p + 1, large. */
+static size_t big_count(int p)
+{
+    return p <= 17 ? 1001 : 257;
+}
+
+static void sweep_counts(int p, size_t counts[3])
+{
+    counts[0] = 1;
+    counts[1] = (size_t) p + 1;
+    counts[2] = big_count(p);
+}
+
+/* A quick run (unit.h) keeps p <= 17 and not all of those. */
+static int sweep_skips(int p)
+{
+    return (unit_quick() && p > 17) || unit_quick_skips(p);
+}
+
 /* CH4COLL_SWEEP_ONLY=coll/name: that registry row only (by hand, while
  * writing an algorithm). */
 static int wanted(const ch4coll_algo_t *al)
@@ -89,7 +108,7 @@ static int sweep_algo(const ch4coll_algo_t *al, const int64_t *params, int maxp)
 
     for (pi = 0; pi < np; pi++) {
         int p = plist[pi];
-        size_t big = p <= 17 ? 1001 : 257;
+        size_t big = big_count(p);
         size_t counts[6] = {0,  1, (size_t) p - 1, (size_t) p, (size_t) p + 1,
                             big};
         int roots[3] = {0, p / 2, p - 1};
@@ -243,13 +262,14 @@ static int node_case_applies(const hz_case_t *c)
 static int sweep_placement(const ch4coll_algo_t *al, const int64_t *params,
                            int p, int ppn, int map, int *cases)
 {
-    size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
+    size_t counts[3];
     int roots[3] = {0, p / 2, p - 1}, ci, ri, ip, dt, fails = 0;
     int nroots = is_rooted(al->coll) ? 3 : 1;
     int nip = has_inplace(al->coll) ? 2 : 1;
     int ndt = ch4coll_coll_is_reduction(al->coll) ? HZ_NTYPES : 1;
     char err[2048];
 
+    sweep_counts(p, counts);
     for (ci = 0; ci < (params ? 2 : 3); ci++)
         for (ri = 0; ri < nroots; ri++)
             for (ip = 0; ip < nip; ip++)
@@ -355,9 +375,10 @@ START_TEST(test_long_messages)
     m.alpha = 0;
     for (pi = 0; pi < np && plist[pi] <= 100; pi++) {
         int p = plist[pi];
-        size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
-        if ((unit_quick() && p > 17) || unit_quick_skips(p))
+        size_t counts[3];
+        if (sweep_skips(p))
             continue;
+        sweep_counts(p, counts);
         for (k = 0; k < 3; k++)
             for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                 for (si = 0; si < (ch4coll_algo_nparams(al) ? 3 : 1); si++)
@@ -429,9 +450,10 @@ START_TEST(test_multi_leader_blocks)
     m.alpha = 0;
     for (pi = 0; pi < np && plist[pi] <= 64; pi++) {
         int p = plist[pi], roots[3] = {0, p / 2, p - 1};
-        size_t counts[3] = {1, (size_t) p + 1, p <= 17 ? 1001 : 257};
-        if ((unit_quick() && p > 17) || unit_quick_skips(p))
+        size_t counts[3];
+        if (sweep_skips(p))
             continue;
+        sweep_counts(p, counts);
         for (k = 0; k < 3; k++)
             for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                 for (f = 0; f < 2; f++)
