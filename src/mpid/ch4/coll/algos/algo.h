@@ -123,9 +123,14 @@ enum {
                                      * than one rank */
     CH4COLL_R_ORDERED = 1 << 2,     /* needs a commutative op unless the
                                      * nodes are consecutive */
-    CH4COLL_F_NODES = 1 << 3        /* not a restriction: the schedule
+    CH4COLL_F_NODES = 1 << 3,       /* not a restriction: the schedule
                                      * follows args.loc (tests sweep it
                                      * over placements) */
+    CH4COLL_F_COMPOSED = 1 << 4     /* not a restriction: the schedule runs
+                                     * other rows' schedules inside (smp,
+                                     * multi_leader, group_lanes); a choice
+                                     * of an inner step by cost passes it
+                                     * over (smp_multi_leader.c) */
 };
 
 typedef int (*ch4coll_build_fn)(ch4coll_sched_t *s, const ch4coll_args_t *a,

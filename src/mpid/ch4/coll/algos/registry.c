@@ -289,7 +289,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_smp,
-     .restrictions = CH4COLL_R_NODES,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_F_COMPOSED,
      .params = SMP_WHOLE,
      .desc = "bcast among node leaders (the root leads its node), binomial "
              "bcast in every node, pipelined if chunk > 0 (NEC 3.3, Table 2)",
@@ -298,7 +298,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_multi_leader,
      .params = ML_BCAST_PARAMS,
-     .restrictions = CH4COLL_R_NODES,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_F_COMPOSED,
      .desc = "a leader per local rank on its share of the message, block by "
              "block: from the root in its node, circulant between nodes, all "
              "lanes at once, on to the node's other ranks",
@@ -394,7 +394,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_smp,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED | CH4COLL_F_COMPOSED,
      .params = SMP_CHUNK,
      .desc = "binomial reduce to node leaders in rank order, reduce among "
              "leaders to the root, pipelined (NEC 3.4, Table 2)",
@@ -403,7 +403,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_multi_leader,
      .params = ML_CHUNK,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
+     .restrictions =
+         CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE | CH4COLL_F_COMPOSED,
      .desc = "a leader per local rank: reduce-scatter in every node, one "
              "reduce between nodes per local rank on its share, all at once, "
              "gather at the root",
@@ -562,7 +563,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_smp,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED | CH4COLL_F_COMPOSED,
      .params = SMP_CHUNK,
      .desc = "reduce to node leaders, allreduce among leaders, bcast in every "
              "node, pipelined (NEC 3.4, Table 2)",
@@ -587,7 +588,8 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_multi_leader,
      .params = ML_CHUNK,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE,
+     .restrictions =
+         CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE | CH4COLL_F_COMPOSED,
      .desc = "a leader per local rank: reduce-scatter in every node, one "
              "allreduce between nodes per local rank on its share, all at "
              "once, allgather in every node",
@@ -607,7 +609,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .coll = CH4COLL_ALLREDUCE,
      .build = ch4coll_allreduce_group_lanes,
      .params = GL_PARAMS,
-     .restrictions = CH4COLL_R_COMMUTATIVE,
+     .restrictions = CH4COLL_R_COMMUTATIVE | CH4COLL_F_COMPOSED,
      .desc = "multi_leader on groups of consecutive ranks in place of nodes: "
              "reduce-scatter in every group, one allreduce between groups "
              "per local rank on its share, all at once, allgather in every "
@@ -694,7 +696,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_ALLGATHER,
      .build = ch4coll_allgather_smp,
-     .restrictions = CH4COLL_R_NODES,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_F_COMPOSED,
      .params = SMP_WHOLE,
      .desc = "gather to node leaders, allgatherv of node blocks among leaders, "
              "bcast in every node, pipelined if chunk > 0 (NEC 4.2, Table 2); "
@@ -956,7 +958,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_REDUCE_SCATTER,
      .build = ch4coll_reduce_scatter_smp,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED | CH4COLL_F_COMPOSED,
      .params = SMP_CHUNK,
      .desc =
          "reduce to node leaders, reduce_scatter with per-node counts among "
@@ -1024,7 +1026,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_REDUCE_SCATTER_BLOCK,
      .build = ch4coll_reduce_scatter_block_smp,
-     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_R_ORDERED | CH4COLL_F_COMPOSED,
      .params = SMP_CHUNK,
      .desc =
          "reduce to node leaders, reduce_scatter with per-node counts among "
@@ -1057,7 +1059,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "smp",
      .coll = CH4COLL_BARRIER,
      .build = ch4coll_barrier_smp,
-     .restrictions = CH4COLL_R_NODES,
+     .restrictions = CH4COLL_R_NODES | CH4COLL_F_COMPOSED,
      .desc = "binomial fan-in to each node's leader, barrier among leaders, "
              "fan-out (NEC 3.2, Table 2)",
      .cost = ch4coll_cost_barrier_smp},

@@ -24,8 +24,7 @@
  *      own segment in the receive buffer and folds in the node's other
  *      ranks' copies one after another (scratch: q - 1 segments);
  *   2  lane k's servers, one per node, allreduce segment k in place
- *      (the algorithm the selection names for that shape on N ranks,
- *      else butterfly), every lane at once, node j at position
+ *      (the lane's algorithm, below), every lane at once, node j at position
  *      (j - k) mod N of lane k's allreduce: the roles an algorithm gives
  *      its first positions (recursive doubling on a non-power of two:
  *      the odd ones of the first 2 (N - 2^floor(lg N)) send and receive
@@ -39,6 +38,40 @@
  * In place, a rank's step-1 send reads the segment its step-3 receive
  * overwrites, so that receive waits for the send.  The reduction order
  * inside a node and between nodes is not rank order: commutative ops only.
+ *
+ * The lane's algorithm (allreduce, reduce): the selection's for N ranks
+ * and segment k, unless another algorithm that runs on its own (not
+ * CH4COLL_F_COMPOSED) has a cost formula more than 5 % below the
+ * selection's on the lanes' model, where beta is Q times the node's (the
+ * Q lanes share its link); then that one.  A tree learns its choice for
+ * a communicator that owns its links, and below 16 ranks it extrapolates
+ * from 2 and 3: recursive doubling, which sends the whole segment every
+ * round.  On SimGrid's smp cluster (doc/performance.md), 2 MiB: p = 24
+ * (N = 3) took 140.7 us with it, 128.4 with direct, which the formulas
+ * name; p = 32 (N = 4) 185.3 and 146.7; a reduce's binomial tree 185.7
+ * and 131.7 (ring) at p = 24, 355.1 and 158.0 (circulant) at p = 96.
+ * Near the least formula the selection stays: the formulas know no
+ * per-message overheads or eager copies (N = 12: circulant's formula is
+ * 1.6 % under swing's, and it took 186.9 us against 179.6).  Step 2 runs
+ * on the lanes' model, so that an algorithm's own block counts see the
+ * shared link too.
+ *
+ * Smaller nodes.  Where node j has q_j < Q ranks, its local index i
+ * serves lanes i, i + q_j, ..., and the last Q mod q_j lanes make some
+ * ranks serve one more lane than the others: a server folds q_j - 1
+ * copies per lane, so those ranks fold twice as much (p = 63 on nodes of
+ * 8: rank 56 folds 12 segments of a piece, the others 6 or 7).  Step 1
+ * of those lanes runs along a chain instead (q_j > 2): from the server's
+ * next local index round to the server, each rank folds its own copy
+ * into the partial sum it receives and sends it on, so every rank of the
+ * node folds about (q_j - 1) Q / q_j segments.  The chain costs q_j - 1
+ * messages in a row for a piece's segment, but pieces follow one another
+ * along it.  SimGrid smp, 2 MiB allreduce: p = 61 (a node of 5) 193.7 us
+ * before, 172.2 after; p = 63 (a node of 7) 226 and 171.5; p = 64 168.4.
+ * Worked example, p = 7 on nodes {0, 1, 2, 3}, {4, 5, 6} (Q = 4): node
+ * 1's index 0 (rank 4) serves lanes 0 and 3; lane 3's step 1 is the
+ * chain 5 -> 6 -> 4: rank 5 sends its segment 3 to 6, 6 folds its own
+ * in and sends the sum to 4, which folds it into its own.
  *
  * Cost on the model with nodes, segments of s = n / Q elements (bytes b
  * = s size), t' = alpha_node + b beta_node, q = max q_j:
@@ -89,9 +122,9 @@
  * throughout).  The receives of a stream are built in order and complete
  * in order (a lane's circulant chains its receives), so a group of
  * blocks is whole once its latest-built receive is done.
- * Why circulant and not the selection's bcast for N ranks, as step 2 of
- * the allreduce and the reduce: a tree learns that for a communicator
- * that owns the links, and its choice for segments of 128 KiB on 8
+ * Why circulant and not the lane's algorithm of the allreduce and the
+ * reduce (the selection's bcast for N ranks): a tree learns that for a
+ * communicator that owns the links, and its choice for segments of 128 KiB on 8
  * ranks (two_tree in 16 KiB chunks) took SimGrid's smp cluster
  * (doc/performance.md) at p = 61, 2 MiB, in pieces of 1 MiB, to 141.6
  * us; circulant with the lanes' blocks 120.1, the best of eight inner
@@ -127,8 +160,8 @@
  * reduce, root r at node R: step 1 as the allreduce's, into the receive
  * buffer at r and into a scratch of n elements at every other rank (its
  * receive buffer is not significant); step 2 lane k's servers reduce
- * segment k to node R's server (the selection's reduce for N ranks, else
- * binomial); step 3 node R's servers send their segments to r (tag Q +
+ * segment k to node R's server (the lane's algorithm, as the
+ * allreduce's); step 3 node R's servers send their segments to r (tag Q +
  * k).  Commutative ops only, as the allreduce.  Cost: (q - 1)(t' + s
  * gamma) + Q T2(N, s) + (q_R - 1) t'.  Worked example, the same p = 7,
  * nodes and n, root 4: step 1 as above; step 2 lane 0 reduces segment 0
@@ -197,8 +230,10 @@ typedef struct {
     size_t off, n; /* the piece: its first element and its elements */
     int tag0;      /* the piece's first tag */
     int *chain;    /* lanes: the step-1 send of the piece before, or -1 */
-    ch4coll_model_t lane; /* bcast: step 2's model, the interface shared */
-    int64_t block;        /* bcast: the smallest block (parameter block) */
+    ch4coll_model_t lane; /* step 2's model, the interface shared */
+    int shared;    /* multi_leader: the lanes share the node's link, step 2
+                    * runs on the lane model; group_lanes: 0 */
+    int64_t block; /* bcast: the smallest block (parameter block) */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -257,7 +292,7 @@ static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
     ia->op = a->op;
     ia->commutative = a->commutative;
     ia->op_builtin = a->op_builtin;
-    ia->model = a->coll == CH4COLL_BCAST ? &m->lane : a->model;
+    ia->model = m->shared ? &m->lane : a->model;
 }
 
 /* bcast's step 2: circulant on the lanes' model (ml_open), its blocks
@@ -271,6 +306,57 @@ static int ml_bcast_inner(ch4coll_smp_choice_t *c)
     return CH4COLL_OK;
 }
 
+/* How far above the least formula the selection's choice for a lane may
+ * be and stay: the formulas know no per-message overheads, eager copies
+ * or a tree's measurements, so near the least they do not outrank the
+ * selection; far above it (recursive doubling's whole segment per round
+ * on 3 or 4 nodes, where the tree extrapolates from 2 ranks) they do. */
+#define ML_TRUST 1.05
+
+/* allreduce's and reduce's step 2: the selection's algorithm for the
+ * lane's shape, unless one of the collective's algorithms that run on
+ * their own (not CH4COLL_F_COMPOSED) has a cost formula on the lanes'
+ * model more than ML_TRUST times below its own; then that one, with its
+ * default parameters (ties to the registry's first).  Formulas are
+ * evaluated at position 0 and not in place (a reduce's lane is in place
+ * at the root's node only), so that every rank of a lane gets the same
+ * answer. */
+static int ml_lane_choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
+                          ch4coll_smp_choice_t *c)
+{
+    ch4coll_args_t at = *ia;
+    int64_t p[CH4COLL_MAX_PARAMS];
+    double best = HUGE_VAL, mine = HUGE_VAL, t;
+    const ch4coll_algo_t *least = NULL;
+    const char *why;
+    int i, rc = ch4coll_smp_choose(a, ia, c);
+
+    if (rc != CH4COLL_OK)
+        return rc;
+    at.rank = 0;
+    at.inplace = 0;
+    if (c->al->cost)
+        mine = c->al->cost(&at, c->params, ch4coll_auto_model(&at));
+    for (i = 0; i < ch4coll_nalgos; i++) {
+        const ch4coll_algo_t *al = &ch4coll_algos[i];
+        if (al->coll != ia->coll || !al->build || !al->cost ||
+            (al->restrictions & CH4COLL_F_COMPOSED) ||
+            !ch4coll_algo_applicable(al, &at, &why))
+            continue;
+        ch4coll_algo_default_params(al, p);
+        t = al->cost(&at, p, ch4coll_auto_model(&at));
+        if (t < best) {
+            best = t;
+            least = al;
+        }
+    }
+    if (least && mine > ML_TRUST * best) {
+        c->al = least;
+        ch4coll_algo_default_params(least, c->params);
+    }
+    return CH4COLL_OK;
+}
+
 static void ml_free(ml_t *m)
 {
     ch4coll_free(m->peers);
@@ -281,7 +367,7 @@ static void ml_free(ml_t *m)
 /* Piece j of K (elements from off, tags from tag0): lanes, their step-2
  * algorithms and tag ranges (the same on every rank: the shapes are). */
 static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
-                   int K, int tag0)
+                   int K, int tag0, int shared)
 {
     int rc, k, Q;
     ch4coll_args_t ia;
@@ -292,6 +378,7 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     m->off = ch4coll_seg_off(a->count, (size_t) K, (size_t) j);
     m->n = ch4coll_seg_len(a->count, (size_t) K, (size_t) j);
     m->tag0 = tag0;
+    m->shared = shared;
     rc = ch4coll_lanes_open(&m->g, a);
     if (rc != CH4COLL_OK)
         return rc;
@@ -316,9 +403,8 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     for (k = 0; k < Q && rc == CH4COLL_OK; k++) {
         m->sent[k] = m->step2[k] = -1;
         ml_inner_args(m, k, &ia);
-        rc = a->coll == CH4COLL_BCAST
-                 ? ml_bcast_inner(&m->inner[k])
-                 : ch4coll_smp_choose(a, &ia, &m->inner[k]);
+        rc = a->coll == CH4COLL_BCAST ? ml_bcast_inner(&m->inner[k])
+                                      : ml_lane_choose(a, &ia, &m->inner[k]);
         if (rc == CH4COLL_OK)
             m->tag2[k + 1] =
                 m->tag2[k] +
@@ -329,15 +415,64 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     return rc;
 }
 
+/* A lane whose step 1 runs along a chain: the node's last Q mod q
+ * lanes, where q < Q ranks serve Q lanes and some serve one more than
+ * the others (opening note, "Smaller nodes").  Two ranks: the chain is
+ * the star. */
+static int ml_chained(const ml_t *m, int k)
+{
+    return m->q > 2 && k >= m->g.lanes - m->g.lanes % m->q;
+}
+
+/* Step 1 of a chained lane k (server at local index i0 = k mod q): the
+ * ranks i0 + 1, i0 + 2, ... (mod q) pass the segment's partial sum on,
+ * each folding its own copy in, and the server folds in the last. */
+static void ml_chain_in(ml_t *m, int k, int src)
+{
+    size_t len = ml_len(m, k);
+    int q = m->q, t = (m->g.idx - k % q + q) % q, d[2], n, tmp, got;
+    int next = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + 1) % q);
+    int prev = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + q - 1) % q);
+    ch4coll_ref_t at;
+
+    if (t == 1) {
+        m->sent[k] =
+            ch4coll_sched_send(m->s, ml_at(m, src, k), len, next, m->tag0 + k,
+                               ch4coll_dep1(m->chain[k], d), d);
+        return;
+    }
+    tmp = ch4coll_sched_scratch(m->s, len);
+    at = ch4coll_ref(tmp, 0);
+    got = ch4coll_sched_recv(m->s, at, len, prev, m->tag0 + k, 0, NULL);
+    if (t == 0) { /* the server */
+        n = 0;
+        d[n++] = got;
+        if (!m->a->inplace)
+            d[n++] = ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
+                                        ml_at(m, m->acc, k), len, 0, NULL);
+        m->step2[k] =
+            ch4coll_sched_reduce(m->s, at, ml_at(m, m->acc, k), len, n, d);
+        return;
+    }
+    d[0] = ch4coll_sched_reduce(m->s, ml_at(m, src, k), at, len, 1, &got);
+    n = 1;
+    if (m->chain[k] >= 0)
+        d[n++] = m->chain[k];
+    m->sent[k] = ch4coll_sched_send(m->s, at, len, next, m->tag0 + k, n, d);
+}
+
 /* Step 1: the segments this rank does not serve to their servers; the
- * node's copies of its own lanes folded into its receive buffer. */
+ * node's copies of its own lanes folded into its receive buffer (a
+ * chained lane's along its chain). */
 static void ml_reduce_in_node(ml_t *m)
 {
     const ch4coll_args_t *a = m->a;
     int src = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND, k, i, d[2], n;
 
     for (k = 0; k < m->g.lanes; k++)
-        if (!ml_serves(m, k) && ml_len(m, k) > 0)
+        if (ml_len(m, k) > 0 && ml_chained(m, k))
+            ml_chain_in(m, k, src);
+        else if (!ml_serves(m, k) && ml_len(m, k) > 0)
             m->sent[k] = ch4coll_sched_send(
                 m->s, ml_at(m, src, k), ml_len(m, k),
                 ch4coll_lanes_server(&m->g, m->g.node, k), m->tag0 + k,
@@ -345,7 +480,7 @@ static void ml_reduce_in_node(ml_t *m)
     for (k = m->g.idx; k < m->g.lanes; k += m->q) {
         size_t len = ml_len(m, k);
         int tmp, prev = -1;
-        if (len == 0)
+        if (len == 0 || ml_chained(m, k))
             continue;
         if (!a->inplace)
             prev = ch4coll_sched_copy(m->s, ml_at(m, CH4COLL_BUF_SEND, k),
@@ -612,18 +747,25 @@ static int ml_bcast_piece(ml_t *m)
 
 /* The tags of pieces 0 .. j - 1 of K (piece j's first tag); -1 if a
  * piece's lanes do not open. */
-static int ml_tags_before(const ch4coll_args_t *a, int j, int K)
+static int ml_tags_before(const ch4coll_args_t *a, int j, int K, int shared)
 {
     ml_t m;
     int i, tag = 0;
 
     for (i = 0; i < j; i++) {
-        if (ml_open(&m, NULL, a, i, K, tag) != CH4COLL_OK)
+        if (ml_open(&m, NULL, a, i, K, tag, shared) != CH4COLL_OK)
             return -1;
         tag = m.tag2[m.g.lanes];
         ml_free(&m);
     }
     return tag;
+}
+
+static int ml_ntags(const ch4coll_args_t *a, const int64_t *params, int shared)
+{
+    int K = ml_pieces(a, params), n = ml_tags_before(a, K, K, shared);
+
+    return n > 0 ? n : 1;
 }
 
 /* allreduce and reduce, one piece: step 1, step 2, step 3. */
@@ -652,13 +794,13 @@ static int ml_reduce_piece(ml_t *m)
  * piece before's on the same lane, so that its step 2 overlaps the next
  * piece's step 1. */
 static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                    const int64_t *params, int (*piece)(ml_t *))
+                    const int64_t *params, int (*piece)(ml_t *), int shared)
 {
     ml_t m;
     int rc = CH4COLL_OK, j, k, K = ml_pieces(a, params), tag = 0, acc;
     int *chain;
 
-    ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K));
+    ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K, shared));
     if (a->count == 0)
         return rc;
     acc = a->coll == CH4COLL_REDUCE && a->rank != a->root
@@ -670,7 +812,7 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (k = 0; k < a->size; k++)
         chain[k] = -1;
     for (j = 0; j < K && rc == CH4COLL_OK; j++) {
-        rc = ml_open(&m, s, a, j, K, tag);
+        rc = ml_open(&m, s, a, j, K, tag, shared);
         if (rc != CH4COLL_OK)
             break;
         m.acc = acc;
@@ -690,19 +832,19 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
 int ch4coll_allreduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                    const int64_t *params)
 {
-    return ml_build(s, a, params, ml_allreduce_piece);
+    return ml_build(s, a, params, ml_allreduce_piece, 1);
 }
 
 int ch4coll_bcast_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                const int64_t *params)
 {
-    return ml_build(s, a, params, ml_bcast_piece);
+    return ml_build(s, a, params, ml_bcast_piece, 1);
 }
 
 int ch4coll_reduce_multi_leader(ch4coll_sched_t *s, const ch4coll_args_t *a,
                                 const int64_t *params)
 {
-    return ml_build(s, a, params, ml_reduce_piece);
+    return ml_build(s, a, params, ml_reduce_piece, 1);
 }
 
 /* group_lanes: a's call with groups of params[1] consecutive ranks as
@@ -737,7 +879,7 @@ int ch4coll_allreduce_group_lanes(ch4coll_sched_t *s, const ch4coll_args_t *a,
 
     if (rc != CH4COLL_OK)
         return rc;
-    rc = ml_build(s, &v, params, ml_allreduce_piece);
+    rc = ml_build(s, &v, params, ml_allreduce_piece, 0);
     ch4coll_free((void *) loc.node_of);
     return rc;
 }
@@ -750,7 +892,7 @@ int ch4coll_ntags_group_lanes(const ch4coll_args_t *a, const int64_t *params)
 
     if (gl_open(&v, &loc, a, params) != CH4COLL_OK)
         return -1;
-    n = ch4coll_ntags_multi_leader(&v, params);
+    n = ml_ntags(&v, params, 0);
     ch4coll_free((void *) loc.node_of);
     return n;
 }
@@ -758,9 +900,7 @@ int ch4coll_ntags_group_lanes(const ch4coll_args_t *a, const int64_t *params)
 /* Per piece 2 Q tags inside the node, then every lane's step-2 range. */
 int ch4coll_ntags_multi_leader(const ch4coll_args_t *a, const int64_t *params)
 {
-    int K = ml_pieces(a, params), n = ml_tags_before(a, K, K);
-
-    return n > 0 ? n : 1;
+    return ml_ntags(a, params, 1);
 }
 
 /* The opening note's formulas (a bcast's step 1 is the root's node's,
@@ -779,7 +919,7 @@ static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_open(&g, NULL, a, 0, K, 0) != CH4COLL_OK)
+    if (ml_open(&g, NULL, a, 0, K, 0, shared) != CH4COLL_OK)
         return HUGE_VAL;
     q = g.g.lanes;
     q1 = a->coll == CH4COLL_BCAST ? ch4coll_lanes_size(&g.g, g.root_node) : q;
@@ -831,7 +971,7 @@ double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_open(&g, NULL, a, 0, K, 0) != CH4COLL_OK)
+    if (ml_open(&g, NULL, a, 0, K, 0, 1) != CH4COLL_OK)
         return HUGE_VAL;
     g.block = params[1];
     x = ml_split(&g, 0);
