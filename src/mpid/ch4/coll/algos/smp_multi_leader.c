@@ -68,6 +68,10 @@
  * messages in a row for a piece's segment, but pieces follow one another
  * along it.  SimGrid smp, 2 MiB allreduce: p = 61 (a node of 5) 193.7 us
  * before, 172.2 after; p = 63 (a node of 7) 226 and 171.5; p = 64 168.4.
+ * Not in group_lanes, whose groups' messages cross the network: on
+ * SimGrid's fat tree, p = 61 in groups of 8, chains took 32.1 us against
+ * 27.0 at 128 KiB and 805.7 against 780.5 at 8 MiB (204.4 against 209.1
+ * at 2 MiB).
  * Worked example, p = 7 on nodes {0, 1, 2, 3}, {4, 5, 6} (Q = 4): node
  * 1's index 0 (rank 4) serves lanes 0 and 3; lane 3's step 1 is the
  * chain 5 -> 6 -> 4: rank 5 sends its segment 3 to 6, 6 folds its own
@@ -418,10 +422,12 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
 /* A lane whose step 1 runs along a chain: the node's last Q mod q
  * lanes, where q < Q ranks serve Q lanes and some serve one more than
  * the others (opening note, "Smaller nodes").  Two ranks: the chain is
- * the star. */
+ * the star.  multi_leader only: group_lanes' groups send over the
+ * network, where a chain's messages in a row cost more than the folds
+ * it balances. */
 static int ml_chained(const ml_t *m, int k)
 {
-    return m->q > 2 && k >= m->g.lanes - m->g.lanes % m->q;
+    return m->shared && m->q > 2 && k >= m->g.lanes - m->g.lanes % m->q;
 }
 
 /* Step 1 of a chained lane k (server at local index i0 = k mod q): the
