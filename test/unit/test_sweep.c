@@ -356,23 +356,35 @@ static const struct {
              {CH4COLL_ALLGATHER, "multi_ring"},
              {CH4COLL_ALLGATHERV, "multi_ring"}};
 
+/* The start of a sweep on the model without latency (below): al's
+ * default parameters and that model; 0 where this run does not sweep al
+ * (CH4COLL_SWEEP_ONLY). */
+static int zero_latency(const ch4coll_algo_t *al, int64_t *params,
+                        ch4coll_model_t *m)
+{
+    ck_assert_ptr_nonnull(al);
+    if (!wanted(al))
+        return 0;
+    ch4coll_algo_default_params(al, params);
+    *m = ch4coll_model_default;
+    m->alpha = 0;
+    return 1;
+}
+
 START_TEST(test_long_messages)
 {
     static const int ppnlist[] = {0, 3, 8};
     static const int64_t steps[] = {0, 2, 3};
     const ch4coll_algo_t *al =
         ch4coll_algo_find(gated[_i].coll, gated[_i].name);
-    ch4coll_model_t m = ch4coll_model_default;
+    ch4coll_model_t m;
     int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ip, si;
     int fails = 0, cases = 0;
     int64_t params[CH4COLL_MAX_PARAMS]; /* the harness reads all of them */
     char err[2048];
 
-    ck_assert_ptr_nonnull(al);
-    if (!wanted(al))
+    if (!zero_latency(al, params, &m))
         return;
-    ch4coll_algo_default_params(al, params);
-    m.alpha = 0;
     for (pi = 0; pi < np && plist[pi] <= 100; pi++) {
         int p = plist[pi];
         size_t counts[3];
@@ -437,17 +449,14 @@ START_TEST(test_multi_leader_blocks)
     static const int ppnlist[] = {2, 3, 8};
     static const int64_t floors[] = {1, 64}, chunks[] = {0, 8};
     const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "multi_leader");
-    ch4coll_model_t m = ch4coll_model_default;
+    ch4coll_model_t m;
     int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ri, f, h;
     int fails = 0, cases = 0;
     int64_t params[CH4COLL_MAX_PARAMS];
     char err[2048];
 
-    ck_assert_ptr_nonnull(al);
-    if (!wanted(al))
+    if (!zero_latency(al, params, &m))
         return;
-    ch4coll_algo_default_params(al, params);
-    m.alpha = 0;
     for (pi = 0; pi < np && plist[pi] <= 64; pi++) {
         int p = plist[pi], roots[3] = {0, p / 2, p - 1};
         size_t counts[3];
