@@ -436,19 +436,24 @@ START_TEST(test_registry_entry)
 END_TEST
 
 /*
- * bcast multi_leader block by block (algos/smp_multi_leader.c): the
- * sweeps above give its lanes one group of blocks (segments under two
- * blocks of the default `block`, and few blocks on the default model).
+ * bcast and reduce multi_leader block by block (algos/smp_multi_leader.c):
+ * the sweeps above give their lanes one group of blocks (segments under
+ * two blocks of the default `block`, and few blocks on the default model).
  * Here the model has alpha = 0, so a lane takes as many blocks as the
- * floor allows: `block` 1 and 64 bytes (many groups, each block passed on
- * inside the node as it arrives), in one piece and in pieces of 8 bytes,
- * on nodes of 2, 3 and 8, block and cyclic, p up to 64, three roots.
+ * floor allows: `block` 1 and 64 bytes (many groups, each passed on
+ * inside the node, or folded there, as it arrives), in one piece and in
+ * pieces of 8 bytes, on nodes of 2, 3 and 8 (smaller last nodes: the
+ * reduce's chains), block and cyclic, p up to 64, three roots; the
+ * reduce sums ints, in place at the root.
  */
+static const int ml_block_colls[] = {CH4COLL_BCAST, CH4COLL_REDUCE};
+
 START_TEST(test_multi_leader_blocks)
 {
     static const int ppnlist[] = {2, 3, 8};
     static const int64_t floors[] = {1, 64}, chunks[] = {0, 8};
-    const ch4coll_algo_t *al = ch4coll_algo_find(CH4COLL_BCAST, "multi_leader");
+    int coll = ml_block_colls[_i];
+    const ch4coll_algo_t *al = ch4coll_algo_find(coll, "multi_leader");
     ch4coll_model_t m;
     int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ri, f, h;
     int fails = 0, cases = 0;
@@ -470,8 +475,12 @@ START_TEST(test_multi_leader_blocks)
                         for (ci = 0; ci < 3; ci++)
                             for (ri = 0; ri < 3; ri++) {
                                 hz_case_t c = {
-                                    al, params, p, counts[ci], roots[ri], 0,
-                                    0,  0,      1, ppnlist[k], map,       &m};
+                                    al,         params,
+                                    p,          counts[ci],
+                                    roots[ri],  coll == CH4COLL_REDUCE,
+                                    HZ_INT_SUM, 0,
+                                    1,          ppnlist[k],
+                                    map,        &m};
                                 params[0] = chunks[h];
                                 params[1] = floors[f];
                                 if (!node_case_applies(&c) || !mine())
@@ -479,21 +488,21 @@ START_TEST(test_multi_leader_blocks)
                                 cases++;
                                 if (hz_run(&c, err, sizeof err) != 0 &&
                                     fails++ < 3)
-                                    fprintf(stderr,
-                                            "FAIL bcast/multi_leader blocks "
-                                            "p=%d ppn=%d %s n=%zu root=%d "
-                                            "block=%lld chunk=%lld: %s\n",
-                                            p, ppnlist[k],
-                                            map ? "cyclic" : "block",
-                                            counts[ci], roots[ri],
-                                            (long long) floors[f],
-                                            (long long) chunks[h], err);
+                                    fprintf(
+                                        stderr,
+                                        "FAIL %s/multi_leader blocks "
+                                        "p=%d ppn=%d %s n=%zu root=%d "
+                                        "block=%lld chunk=%lld: %s\n",
+                                        ch4coll_coll_name(coll), p, ppnlist[k],
+                                        map ? "cyclic" : "block", counts[ci],
+                                        roots[ri], (long long) floors[f],
+                                        (long long) chunks[h], err);
                             }
     }
     fprintf(stderr,
-            "sweep bcast/multi_leader block by block: %d cases, %d "
+            "sweep %s/multi_leader block by block: %d cases, %d "
             "failed\n",
-            cases, fails);
+            ch4coll_coll_name(coll), cases, fails);
     ck_assert_int_eq(fails, 0);
 }
 END_TEST
@@ -512,7 +521,9 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, test_registry_nodes, 0, ch4coll_nalgos);
     tcase_add_loop_test(tc, test_long_messages, 0,
                         (int) (sizeof gated / sizeof gated[0]));
-    tcase_add_test(tc, test_multi_leader_blocks);
+    tcase_add_loop_test(
+        tc, test_multi_leader_blocks, 0,
+        (int) (sizeof ml_block_colls / sizeof ml_block_colls[0]));
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

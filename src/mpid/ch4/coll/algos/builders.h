@@ -492,6 +492,14 @@ int ch4coll_bcast_circulant(ch4coll_sched_t *, const ch4coll_args_t *,
                             const int64_t *);
 double ch4coll_cost_bcast_circulant(const ch4coll_args_t *, const int64_t *,
                                     const ch4coll_model_t *);
+/* The circulant reduce run backwards into the receive buffer, every
+ * rank's partial already there (no copy): have[b] the vertex block b of
+ * a rank's own partial waits for (-1: none); done[b] at the root the
+ * vertex after which block b holds the result (multi_leader's lanes). */
+long ch4coll_circ_reduce_nblocks(const ch4coll_args_t *a,
+                                 const int64_t *params);
+int ch4coll_circ_reduce_run(ch4coll_sched_t *s, const ch4coll_args_t *a, long n,
+                            const int *have, int *done);
 /* For compositions (smp_multi_leader.c): the bcast's blocks n with params
  * (the registry's: blocks), and its schedule in n blocks of a->count,
  * ch4coll_seg_off/len's split.  At the root have[b] (NULL: every block

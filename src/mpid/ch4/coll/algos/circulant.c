@@ -366,50 +366,91 @@ static void rd_send(rd_state_t *st, long b, int to)
         st->s, ch4coll_ref(st->acc, off * a->elem.extent), len, to, 0, nd, d);
 }
 
-int ch4coll_reduce_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
-                             const int64_t *params)
+long ch4coll_circ_reduce_nblocks(const ch4coll_args_t *a, const int64_t *params)
+{
+    ch4coll_circ_t g;
+
+    ch4coll_circ_init(&g, a->size);
+    return circ_nblocks(a, params, &g,
+                        ch4coll_auto_model(a)->beta +
+                            ch4coll_auto_model(a)->gamma);
+}
+
+/* The rounds, the last first, on the partials in buffer acc: block b of
+ * this rank's own partial is there once have[b] (-1: at once) is done;
+ * done[b] (the root; NULL: not asked) is the vertex after which block b
+ * holds the result. */
+static int rd_run(ch4coll_sched_t *s, const ch4coll_args_t *a, long n, int acc,
+                  const int *have, int *done)
 {
     ch4coll_circ_t g;
     int recv[CH4COLL_CIRC_QMAX], send[CH4COLL_CIRC_QMAX], p = a->size, k;
-    int vr = ch4coll_rel(a->rank, a->root, p), first = -1;
+    int vr = ch4coll_rel(a->rank, a->root, p);
     long j, b;
-    rd_state_t st = {s, a, 0, CH4COLL_BUF_RECV, NULL, -1, -1};
+    rd_state_t st = {s, a, n, acc, NULL, -1, -1};
 
-    if (a->count == 0)
-        return CH4COLL_OK;
-    if (vr > 0)
-        st.acc = ch4coll_sched_scratch(s, a->count);
-    if (vr > 0 || !a->inplace)
-        first = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
-                                   ch4coll_ref(st.acc, 0), a->count, 0, NULL);
-    if (p == 1)
-        return CH4COLL_OK;
     ch4coll_circ_init(&g, p);
-    st.n = circ_nblocks(a, params, &g,
-                        ch4coll_auto_model(a)->beta +
-                            ch4coll_auto_model(a)->gamma);
-    st.last = ch4coll_malloc((size_t) st.n * sizeof *st.last);
+    st.last = ch4coll_malloc((size_t) n * sizeof *st.last);
     if (!st.last)
         return CH4COLL_ERR_NOMEM;
-    for (b = 0; b < st.n; b++)
-        st.last[b] = first;
+    for (b = 0; b < n; b++)
+        st.last[b] = have[b];
     if (vr > 0)
         ch4coll_circ_recv(&g, vr, recv);
     ch4coll_circ_send(&g, vr, send);
-    for (j = ch4coll_circ_rounds(&g, st.n) - 1; j >= 0; j--) {
-        k = ch4coll_circ_slot(&g, st.n, j);
+    for (j = ch4coll_circ_rounds(&g, n) - 1; j >= 0; j--) {
+        k = ch4coll_circ_slot(&g, n, j);
         /* the send first: its clock is the round before, and it never
          * carries the block that comes in this round (in the broadcast a
          * rank does not pass on the block it is receiving) */
-        b = vr > 0 ? ch4coll_circ_block(&g, st.n, j, recv[k]) : -1;
+        b = vr > 0 ? ch4coll_circ_block(&g, n, j, recv[k]) : -1;
         if (b >= 0)
             rd_send(&st, b, ch4coll_abs((vr - g.s[k] + p) % p, a->root, p));
-        b = ch4coll_circ_block(&g, st.n, j, send[k]);
+        b = ch4coll_circ_block(&g, n, j, send[k]);
         if (b >= 0)
             rd_recv(&st, b, ch4coll_abs((vr + g.s[k]) % p, a->root, p));
     }
+    for (b = 0; done && b < n; b++)
+        done[b] = st.last[b];
     ch4coll_free(st.last);
     return CH4COLL_OK;
+}
+
+int ch4coll_circ_reduce_run(ch4coll_sched_t *s, const ch4coll_args_t *a, long n,
+                            const int *have, int *done)
+{
+    long b;
+
+    for (b = 0; b < n; b++)
+        done[b] = have[b];
+    if (a->count == 0 || a->size == 1)
+        return CH4COLL_OK;
+    return rd_run(s, a, n, CH4COLL_BUF_RECV, have, done);
+}
+
+int ch4coll_reduce_circulant(ch4coll_sched_t *s, const ch4coll_args_t *a,
+                             const int64_t *params)
+{
+    int vr = ch4coll_rel(a->rank, a->root, a->size), first = -1, acc, rc, *have;
+    long n, b;
+
+    if (a->count == 0)
+        return CH4COLL_OK;
+    acc = vr > 0 ? ch4coll_sched_scratch(s, a->count) : CH4COLL_BUF_RECV;
+    if (vr > 0 || !a->inplace)
+        first = ch4coll_sched_copy(s, ch4coll_ref(CH4COLL_BUF_SEND, 0),
+                                   ch4coll_ref(acc, 0), a->count, 0, NULL);
+    if (a->size == 1)
+        return CH4COLL_OK;
+    n = ch4coll_circ_reduce_nblocks(a, params);
+    have = ch4coll_malloc((size_t) n * sizeof *have);
+    if (!have)
+        return CH4COLL_ERR_NOMEM;
+    for (b = 0; b < n; b++)
+        have[b] = first;
+    rc = rd_run(s, a, n, acc, have, NULL);
+    ch4coll_free(have);
+    return rc;
 }
 
 double ch4coll_cost_reduce_circulant(const ch4coll_args_t *a,

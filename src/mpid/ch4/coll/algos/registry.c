@@ -166,13 +166,13 @@ int ch4coll_coll_from_name(const char *name)
         }                                                                      \
     }
 
-/* bcast: one piece by default, its blocks pipeline the message (SimGrid
- * smp, p = 24-96, 512 KiB-8 MiB: one piece the fastest, 256 KiB pieces
+/* bcast and reduce: one piece by default, its blocks pipeline the message
+ * (SimGrid smp, p = 24-96, 512 KiB-8 MiB: one piece the fastest, 256 KiB pieces
  * 1.1-2.0x slower), and the floor of its blocks: a lane's blocks are its
  * circulant's n* on the lanes' model, fewer where they would be smaller
  * than this (p = 96, 512 KiB: 6 blocks of 10.9 KiB 38.2 us, 8 of 8 KiB,
  * eager, 111.9; smp_multi_leader.c) */
-#define ML_BCAST_PARAMS                                                        \
+#define ML_BLOCK_PARAMS                                                        \
     {                                                                          \
         {"chunk", 0, 0, (int64_t) 1 << 40,                                     \
          "pipeline piece in bytes, at most 16 pieces (0: one piece)"},         \
@@ -297,7 +297,7 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_BCAST,
      .build = ch4coll_bcast_multi_leader,
-     .params = ML_BCAST_PARAMS,
+     .params = ML_BLOCK_PARAMS,
      .restrictions = CH4COLL_R_NODES | CH4COLL_F_COMPOSED,
      .desc = "a leader per local rank on its share of the message, block by "
              "block: from the root in its node, circulant between nodes, all "
@@ -402,12 +402,12 @@ const ch4coll_algo_t ch4coll_algos[] = {
     {.name = "multi_leader",
      .coll = CH4COLL_REDUCE,
      .build = ch4coll_reduce_multi_leader,
-     .params = ML_CHUNK,
+     .params = ML_BLOCK_PARAMS,
      .restrictions =
          CH4COLL_R_NODES | CH4COLL_R_COMMUTATIVE | CH4COLL_F_COMPOSED,
-     .desc = "a leader per local rank: reduce-scatter in every node, one "
-             "reduce between nodes per local rank on its share, all at once, "
-             "gather at the root",
+     .desc = "a leader per local rank on its share of the vector, block by "
+             "block: folded in every node, circulant reduce between nodes, "
+             "all lanes at once, on to the root",
      .cost = ch4coll_cost_reduce_multi_leader,
      .ntags = ch4coll_ntags_multi_leader},
     {.name = "circulant",

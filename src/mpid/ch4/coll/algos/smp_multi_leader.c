@@ -5,8 +5,9 @@
  * allgather inside the node.  bcast: a scatter from the root inside its
  * node, one circulant bcast between nodes per local rank on its share,
  * all at once, and an allgather inside every node, block by block.
- * reduce: the reduce-scatter,
- * one reduce between nodes per lane, a gather to the root.
+ * reduce: the bcast backwards, block by block: the reduce-scatter inside
+ * every node, one circulant reduce between nodes per local rank, a
+ * gather to the root.
  *
  * Source: issue 24's multi-leader composition (Open MPI's han, Intel MPI
  * and NCCL run large reductions across nodes this way), after Kandalla
@@ -39,7 +40,7 @@
  * overwrites, so that receive waits for the send.  The reduction order
  * inside a node and between nodes is not rank order: commutative ops only.
  *
- * The lane's algorithm (allreduce, reduce): the selection's for N ranks
+ * The lane's algorithm (allreduce): the selection's for N ranks
  * and segment k, unless another algorithm that runs on its own (not
  * CH4COLL_F_COMPOSED) has a cost formula more than 5 % below the
  * selection's on the lanes' model, where beta is Q times the node's (the
@@ -48,8 +49,9 @@
  * from 2 and 3: recursive doubling, which sends the whole segment every
  * round.  On SimGrid's smp cluster (doc/performance.md), 2 MiB: p = 24
  * (N = 3) took 140.7 us with it, 128.4 with direct, which the formulas
- * name; p = 32 (N = 4) 185.3 and 146.7; a reduce's binomial tree 185.7
- * and 131.7 (ring) at p = 24, 355.1 and 158.0 (circulant) at p = 96.
+ * name; p = 32 (N = 4) 185.3 and 146.7 (the reduce chose its lanes so
+ * too, before it went block by block: its binomial tree 185.7 and ring
+ * 131.7 at p = 24).
  * Near the least formula the selection stays: the formulas know no
  * per-message overheads or eager copies (N = 12: circulant's formula is
  * 1.6 % under swing's, and it took 186.9 us against 179.6).  Step 2 runs
@@ -161,19 +163,42 @@
  * 4, and at node 0 rank 0 passes each block of segment 0 on to 1 and 2
  * as it arrives.
  *
- * reduce, root r at node R: step 1 as the allreduce's, into the receive
- * buffer at r and into a scratch of n elements at every other rank (its
- * receive buffer is not significant); step 2 lane k's servers reduce
- * segment k to node R's server (the lane's algorithm, as the
- * allreduce's); step 3 node R's servers send their segments to r (tag Q +
- * k).  Commutative ops only, as the allreduce.  Cost: (q - 1)(t' + s
- * gamma) + Q T2(N, s) + (q_R - 1) t'.  Worked example, the same p = 7,
- * nodes and n, root 4: step 1 as above; step 2 lane 0 reduces segment 0
- * of 0, 3 and 6 to 3, lane 1 segment 1 of 1, 4 and 6 to 4 (the root,
- * into its receive buffer), lane 2 segment 2 of 2, 5 and 6 to 5; step 3:
- * 3 sends segment 0 and 5 segment 2 to 4.
+ * reduce, root r at node R, block by block: the bcast run backwards,
+ * with the same lanes, segments, blocks (`block`, n for the pipeline on
+ * the lanes' model with beta + gamma, reductions' n*) and groups.  Every
+ * rank's copy of segment k goes to lane k's server (the receive buffer
+ * at r, a scratch of n elements at every other rank: its receive buffer
+ * is not significant) group by group:
+ *   1  every rank but the server sends its copy of each group of segment
+ *      k to the server (tag k; along a chain on a smaller node, above),
+ *      which folds the group into its partial as soon as it has come;
+ *   2  lane k's servers reduce segment k to node R's server by circulant
+ *      reduce (circulant.c), block b of a server's partial going in as
+ *      soon as its group is folded;
+ *   3  node R's servers send each group to r as soon as the lane has
+ *      reduced it (tag Q + k).
+ * The streams of steps 1 and 3 run from the last group to the first:
+ * the circulant reduce is the bcast backwards and takes the blocks from
+ * the last (its first round sends the bcast's last) and completes them at
+ * its root in that order.  In the order of the bcast's (first group
+ * first) nothing overlapped (SimGrid smp, p = 16, 2 MiB, free
+ * reductions: 149.7 us, against 88.7 so and 92.8 for the three steps in
+ * 256 KiB pieces before 2026-11-29).  A segment of fewer than two blocks
+ * of `block` bytes keeps the three steps one after another, in the
+ * lane's own blocks.  Commutative ops only, as the allreduce.  Cost as
+ * the bcast's, mirrored: per piece the slowest of the node's folds
+ * (q - 1) g (t' + gb gamma), the lanes' circulant reduces Q T2(N, s) and
+ * the root's take (q_R - 1) g t', plus a group's t' in and out (one
+ * group: the sum).  SimGrid smp, 2 MiB: p = 24 131.7 us (the three steps,
+ * the lanes' ring, 256 KiB pieces) -> 101.7, p = 61 160.8 -> 109.7, p = 96
+ * 159.8 -> 110.9 (the bound 84.4).  Worked example, the same p = 7, nodes
+ * and n, root 4, one block per segment: step 1 as the allreduce's; step
+ * 2 lane 0 reduces segment 0 of 0, 3 and 6 to 3, lane 1 segment 1 of 1,
+ * 4 and 6 to 4 (the root, into its receive buffer), lane 2 segment 2 of
+ * 2, 5 and 6 to 5; step 3: 3 sends segment 0 and 5 segment 2 to 4.
  *
- * Pipelining (parameter chunk, bytes, default 256 KiB; 0: one piece):
+ * Pipelining (parameter chunk, bytes; allreduce's default 256 KiB, bcast's
+ * and reduce's 0: one piece, their blocks pipeline the message):
  * with more than one rank on some node the vector is cut into K =
  * ceil(bytes / chunk) pieces, at most 16 and at most count, and
  * each piece runs the three steps on its own segments and tags (2 Q + the
@@ -237,7 +262,9 @@ typedef struct {
     ch4coll_model_t lane; /* step 2's model, the interface shared */
     int shared;    /* multi_leader: the lanes share the node's link, step 2
                     * runs on the lane model; group_lanes: 0 */
-    int64_t block; /* bcast: the smallest block (parameter block) */
+    int64_t block; /* bcast, reduce: the smallest block (parameter block) */
+    int rev;       /* reduce: streams from the last group to the first, the
+                    * order its circulant takes and gives the blocks in */
 } ml_t;
 
 static size_t ml_len(const ml_t *m, int k)
@@ -299,11 +326,11 @@ static void ml_inner_args(const ml_t *m, int k, ch4coll_args_t *ia)
     ia->model = m->shared ? &m->lane : a->model;
 }
 
-/* bcast's step 2: circulant on the lanes' model (ml_open), its blocks
- * n* for a link shared by the node's Q lanes. */
-static int ml_bcast_inner(ch4coll_smp_choice_t *c)
+/* bcast's and reduce's step 2: circulant on the lanes' model (ml_open),
+ * its blocks n* for a link shared by the node's Q lanes. */
+static int ml_circ_inner(int coll, ch4coll_smp_choice_t *c)
 {
-    c->al = ch4coll_algo_find(CH4COLL_BCAST, "circulant");
+    c->al = ch4coll_algo_find(coll, "circulant");
     if (!c->al || !c->al->build)
         return CH4COLL_ERR_ARG;
     ch4coll_algo_default_params(c->al, c->params);
@@ -407,8 +434,9 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     for (k = 0; k < Q && rc == CH4COLL_OK; k++) {
         m->sent[k] = m->step2[k] = -1;
         ml_inner_args(m, k, &ia);
-        rc = a->coll == CH4COLL_BCAST ? ml_bcast_inner(&m->inner[k])
-                                      : ml_lane_choose(a, &ia, &m->inner[k]);
+        rc = a->coll == CH4COLL_ALLREDUCE
+                 ? ml_lane_choose(a, &ia, &m->inner[k])
+                 : ml_circ_inner(a->coll, &m->inner[k]);
         if (rc == CH4COLL_OK)
             m->tag2[k + 1] =
                 m->tag2[k] +
@@ -510,30 +538,49 @@ static void ml_reduce_in_node(ml_t *m)
     }
 }
 
+/* Lane k's view between nodes on io: its servers by position, its tag
+ * range, no dependencies. */
+static void ml_lane_view(ml_t *m, int k, ch4coll_ref_t io, ch4coll_view_t *v)
+{
+    int j;
+
+    for (j = 0; j < m->g.nodes; j++)
+        m->peers[ml_pos(m, k, j)] = ch4coll_lanes_server(&m->g, j, k);
+    v->peers = m->peers;
+    v->size = m->g.nodes;
+    v->tag_base = m->tag2[k];
+    v->io[0] = v->io[1] = io;
+    v->ndeps = 0;
+    v->deps = NULL;
+}
+
+/* rc, or an error where lane k's builder used other tags than its ntags
+ * declared (nt). */
+static int ml_lane_tags(const ml_t *m, int k, int nt, int rc)
+{
+    if (rc == CH4COLL_OK && nt != m->tag2[k + 1] - m->tag2[k])
+        return CH4COLL_ERR_ARG;
+    return rc;
+}
+
 /* Step 2: lane k's allreduce among its servers, for the lanes this rank
  * serves. */
 static int ml_between_nodes(ml_t *m)
 {
-    int k, j, nt, rc = CH4COLL_OK, d[1];
+    int k, nt, rc = CH4COLL_OK, d[1];
     ch4coll_args_t ia;
 
     for (k = m->g.idx; k < m->g.lanes && rc == CH4COLL_OK; k += m->q) {
         ch4coll_view_t v;
         if (ml_len(m, k) == 0 || m->g.nodes == 1)
             continue;
-        for (j = 0; j < m->g.nodes; j++)
-            m->peers[ml_pos(m, k, j)] = ch4coll_lanes_server(&m->g, j, k);
-        v.peers = m->peers;
-        v.size = m->g.nodes;
-        v.tag_base = m->tag2[k];
-        v.io[0] = v.io[1] = ml_at(m, m->acc, k);
+        ml_lane_view(m, k, ml_at(m, m->acc, k), &v);
         v.ndeps = ch4coll_dep1(m->step2[k], d);
         v.deps = d;
         ml_inner_args(m, k, &ia);
         rc = ch4coll_smp_run_view(m->s, m->inner[k].al->build, &ia,
                                   m->inner[k].params, &v, &m->step2[k], &nt);
-        if (rc == CH4COLL_OK && nt != m->tag2[k + 1] - m->tag2[k])
-            rc = CH4COLL_ERR_ARG; /* the builder and its ntags disagree */
+        rc = ml_lane_tags(m, k, nt, rc);
     }
     return rc;
 }
@@ -564,31 +611,6 @@ static void ml_out_in_node(ml_t *m)
     }
 }
 
-/* reduce step 3: at the root's node, the servers of the lanes the root
- * does not serve send their results to it (tag Q + k; the root's receive
- * waits for its step-1 send of the same segment, in place). */
-static void ml_gather_to_root(ml_t *m)
-{
-    const ch4coll_args_t *a = m->a;
-    int k, tag, d[1];
-
-    if (m->g.node != m->root_node)
-        return;
-    for (k = 0; k < m->g.lanes; k++) {
-        size_t len = ml_len(m, k);
-        int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
-        tag = m->tag0 + m->g.lanes + k;
-        if (len == 0 || ml_serves(m, k) != (a->rank != a->root))
-            continue;
-        if (a->rank == a->root)
-            ch4coll_sched_recv(m->s, ml_at(m, CH4COLL_BUF_RECV, k), len, srv,
-                               tag, ch4coll_dep1(m->sent[k], d), d);
-        else
-            ch4coll_sched_send(m->s, ml_at(m, m->acc, k), len, a->root, tag,
-                               ch4coll_dep1(m->step2[k], d), d);
-    }
-}
-
 /* bcast, block by block.  Lane k's segment is cut into the n blocks of
  * its circulant (ch4coll_circ_bcast_nblocks on the lanes' model; one
  * with one node), and steps 1 and 3 move them in groups of G
@@ -611,50 +633,57 @@ static ml_split_t ml_split(const ml_t *m, int k)
     most = m->block > 0 ? floor(bytes / (double) m->block) : HUGE_VAL;
     if (most < 2) { /* one group: steps 1 and 3 whole, the lane's blocks */
         ml_inner_args(m, k, &ia);
-        x.n = x.G = ch4coll_circ_bcast_nblocks(&ia, m->inner[k].params);
+        x.n = x.G = m->a->coll == CH4COLL_REDUCE
+                        ? ch4coll_circ_reduce_nblocks(&ia, m->inner[k].params)
+                        : ch4coll_circ_bcast_nblocks(&ia, m->inner[k].params);
         return x;
     }
     /* n* of the pipeline's n - 1 + q + 2 rounds: the lane's q plus a
-     * block in from the root and out to the node */
-    n = m->lane.alpha > 0 ? sqrt((ch4coll_ceil_log2(m->g.nodes) + 1) *
-                                 m->lane.beta * bytes / m->lane.alpha)
-                          : HUGE_VAL; /* a model without latency */
+     * block in from the root and out to the node (a reduce's: in from
+     * the node, out to the root; its folds' gamma with beta) */
+    n = m->lane.alpha > 0
+            ? sqrt((ch4coll_ceil_log2(m->g.nodes) + 1) *
+                   (m->lane.beta +
+                    (m->a->coll == CH4COLL_REDUCE ? m->lane.gamma : 0)) *
+                   bytes / m->lane.alpha)
+            : HUGE_VAL; /* a model without latency */
     n = fmin(fmin(n, most), (double) ml_len(m, k));
     x.n = n < 1 ? 1 : lround(n);
     x.ng = x.n;
     return x;
 }
 
+/* Group g of lane k's blocks in the segment that starts at seg (the
+ * receive buffer's segment k, or a scratch of one segment). */
 static ch4coll_ref_t ml_group(const ml_t *m, int k, const ml_split_t *x, long g,
-                              size_t *len)
+                              ch4coll_ref_t seg, size_t *len)
 {
-    size_t seg = ml_len(m, k), o0, o1;
+    size_t n = ml_len(m, k), o0, o1;
     long b1 = (g + 1) * x->G < x->n ? (g + 1) * x->G : x->n;
 
-    o0 = ch4coll_seg_off(seg, (size_t) x->n, (size_t) (g * x->G));
-    o1 = b1 < x->n ? ch4coll_seg_off(seg, (size_t) x->n, (size_t) b1) : seg;
+    o0 = ch4coll_seg_off(n, (size_t) x->n, (size_t) (g * x->G));
+    o1 = b1 < x->n ? ch4coll_seg_off(n, (size_t) x->n, (size_t) b1) : n;
     *len = o1 - o0;
-    return ch4coll_ref(
-        CH4COLL_BUF_RECV,
-        ch4coll_eoff(
-            m->a, m->off +
-                      ch4coll_seg_off(m->n, (size_t) m->g.lanes, (size_t) k) +
-                      o0));
+    seg.off += ch4coll_eoff(m->a, o0);
+    return seg;
 }
 
-/* One stream of lane k's groups between two ranks of a node, in order
- * (each message after the one before: they match in order on one tag),
- * the first after dep; at[g] the vertex group g waits for (NULL or -1:
- * none).  Returns the last. */
-static int ml_stream(ml_t *m, int k, const ml_split_t *x, int peer, int tag,
-                     int send, const int *at, int dep, int *out)
+/* One stream of lane k's groups of the segment at seg between two ranks
+ * of a node, in order (each message after the one before: they match in
+ * order on one tag), the first after dep; at[g] the vertex group g waits
+ * for (NULL or -1: none).  out[g] (NULL: not asked): group g's message.
+ * Returns the last. */
+static int ml_stream(ml_t *m, int k, const ml_split_t *x, ch4coll_ref_t seg,
+                     int peer, int tag, int send, const int *at, int dep,
+                     int *out)
 {
-    long g;
+    long i, g;
     int d[2], nd, v = dep;
     size_t len;
 
-    for (g = 0; g < x->ng; g++) {
-        ch4coll_ref_t r = ml_group(m, k, x, g, &len);
+    for (i = 0; i < x->ng; i++) {
+        ch4coll_ref_t r =
+            ml_group(m, k, x, g = m->rev ? x->ng - 1 - i : i, seg, &len);
         nd = 0;
         if (v >= 0)
             d[nd++] = v;
@@ -676,33 +705,25 @@ static int ml_bcast_lane(ml_t *m, int k, const ml_split_t *x, int *w)
 {
     const ch4coll_args_t *a = m->a;
     int *have = w, *got = w + x->n, *at = w + 2 * x->n;
-    int i, to, j, nt, first, rc = CH4COLL_OK;
+    int i, to, j, first, rc = CH4COLL_OK;
     long b, g;
 
     for (g = 0; g < x->ng; g++)
         at[g] = -1;
     if (m->g.node == m->root_node && a->rank != a->root)
-        ml_stream(m, k, x, a->root, m->tag0 + k, 0, NULL, -1, at);
+        ml_stream(m, k, x, ml_at(m, CH4COLL_BUF_RECV, k), a->root, m->tag0 + k,
+                  0, NULL, -1, at);
     for (b = 0; b < x->n; b++)
         have[b] = at[b / x->G];
     if (m->g.nodes > 1) {
         ch4coll_view_t v;
         ch4coll_args_t ia;
-        for (j = 0; j < m->g.nodes; j++)
-            m->peers[ml_pos(m, k, j)] = ch4coll_lanes_server(&m->g, j, k);
-        v.peers = m->peers;
-        v.size = m->g.nodes;
-        v.tag_base = m->tag2[k];
-        v.io[0] = v.io[1] = ml_at(m, CH4COLL_BUF_RECV, k);
-        v.ndeps = 0;
-        v.deps = NULL;
+        ml_lane_view(m, k, ml_at(m, CH4COLL_BUF_RECV, k), &v);
         ml_inner_args(m, k, &ia);
         first = m->s->nv;
         ch4coll_sched_push_view(m->s, &v);
         rc = ch4coll_circ_bcast_run(m->s, &ia, x->n, have, got);
-        nt = ch4coll_sched_pop_view(m->s);
-        if (rc == CH4COLL_OK && nt != m->tag2[k + 1] - m->tag2[k])
-            rc = CH4COLL_ERR_ARG; /* the builder and its ntags disagree */
+        rc = ml_lane_tags(m, k, ch4coll_sched_pop_view(m->s), rc);
         /* a lane's receives complete in the order they were built, so a
          * group is whole once its latest-built block's receive is done;
          * one group waits for the whole lane, its sends too, as the
@@ -716,7 +737,8 @@ static int ml_bcast_lane(ml_t *m, int k, const ml_split_t *x, int *w)
     for (i = 1; i < m->q && rc == CH4COLL_OK; i++) {
         to = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % m->q);
         if (to != a->root)
-            ml_stream(m, k, x, to, m->tag0 + m->g.lanes + k, 1, at, -1, NULL);
+            ml_stream(m, k, x, ml_at(m, CH4COLL_BUF_RECV, k), to,
+                      m->tag0 + m->g.lanes + k, 1, at, -1, NULL);
     }
     return rc;
 }
@@ -742,11 +764,152 @@ static int ml_bcast_piece(ml_t *m)
             rc = ml_bcast_lane(m, k, &x, w);
             ch4coll_free(w);
         } else if (a->rank == a->root)
-            m->sent[k] = ml_stream(m, k, &x, srv, m->tag0 + k, 1, NULL,
-                                   m->chain[k], NULL);
+            m->sent[k] = ml_stream(m, k, &x, ml_at(m, CH4COLL_BUF_RECV, k), srv,
+                                   m->tag0 + k, 1, NULL, m->chain[k], NULL);
         else
-            ml_stream(m, k, &x, srv, m->tag0 + m->g.lanes + k, 0, NULL, -1,
-                      NULL);
+            ml_stream(m, k, &x, ml_at(m, CH4COLL_BUF_RECV, k), srv,
+                      m->tag0 + m->g.lanes + k, 0, NULL, -1, NULL);
+    }
+    return rc;
+}
+
+/* reduce, block by block: the mirror of the bcast.  Step 1 of lane k
+ * in groups of blocks: every rank but the server sends its copy of each
+ * group as a stream (tag k), after its feed of the piece before
+ * (m->chain), and the server folds each group into its partial as it
+ * arrives; along a chain on a smaller node (ml_chained) each rank folds
+ * its own copy of a group into the group it receives and sends it on.
+ * Step 2: lane k's circulant reduce to the root's node, block b of the
+ * server's partial in as soon as its group is folded.  Step 3: node R's
+ * server sends each group on to the root as soon as the lane has
+ * reduced it (tag Q + k).  A rank's own copy is src (the send buffer,
+ * the receive buffer in place); rd[g] is set to the last vertex that
+ * reads group g of it, which the root's step-3 receive waits for. */
+static void ml_reduce_feed(ml_t *m, int k, const ml_split_t *x, int src,
+                           int *rd)
+{
+    int q = m->q, t = (m->g.idx - k % q + q) % q, tmp, d[2];
+    int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
+    int next = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + 1) % q);
+    int prev = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + q - 1) % q);
+    ch4coll_ref_t own = ml_at(m, src, k), at;
+    size_t len;
+    long g;
+
+    if (!ml_chained(m, k) || t == 1) {
+        m->sent[k] = ml_stream(m, k, x, own, ml_chained(m, k) ? next : srv,
+                               m->tag0 + k, 1, NULL, m->chain[k], rd);
+        return;
+    }
+    /* inside a chain: each group in, own copy folded in, on */
+    tmp = ch4coll_sched_scratch(m->s, ml_len(m, k));
+    ml_stream(m, k, x, ch4coll_ref(tmp, 0), prev, m->tag0 + k, 0, NULL, -1, rd);
+    for (g = 0; g < x->ng; g++) {
+        at = ml_group(m, k, x, g, ch4coll_ref(tmp, 0), &len);
+        rd[g] = ch4coll_sched_reduce(m->s, ml_group(m, k, x, g, own, &len), at,
+                                     len, 1, &rd[g]);
+    }
+    d[0] = m->chain[k];
+    m->sent[k] = ml_stream(m, k, x, ch4coll_ref(tmp, 0), next, m->tag0 + k, 1,
+                           rd, d[0], NULL);
+}
+
+/* A lane this rank serves: the node's copies folded into its partial
+ * group by group (w: n + n + 2 ng ints), the lane's circulant reduce,
+ * and at the root's node each group on to the root. */
+static int ml_reduce_lane(ml_t *m, int k, const ml_split_t *x, int src, int *w)
+{
+    const ch4coll_args_t *a = m->a;
+    int *have = w, *done = w + x->n, *at = w + 2 * x->n, *in = at + x->ng;
+    int q = m->q, i, tmp, d[2], rc = CH4COLL_OK;
+    ch4coll_ref_t acc = ml_at(m, m->acc, k), r;
+    size_t len = ml_len(m, k), gl;
+    long b, g;
+
+    d[0] = -1;
+    if (acc.buf != src)
+        d[0] = ch4coll_sched_copy(m->s, ml_at(m, src, k), acc, len, 0, NULL);
+    for (g = 0; g < x->ng; g++)
+        at[g] = d[0];
+    if (ml_chained(m, k)) { /* the chain's last fold */
+        tmp = ch4coll_sched_scratch(m->s, len);
+        ml_stream(m, k, x, ch4coll_ref(tmp, 0),
+                  ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + q - 1) % q),
+                  m->tag0 + k, 0, NULL, -1, in);
+        for (g = 0; g < x->ng; g++) {
+            int nd = 0;
+            d[nd++] = in[g];
+            if (at[g] >= 0)
+                d[nd++] = at[g];
+            r = ml_group(m, k, x, g, ch4coll_ref(tmp, 0), &gl);
+            at[g] = ch4coll_sched_reduce(
+                m->s, r, ml_group(m, k, x, g, acc, &gl), gl, nd, d);
+        }
+    } else if (q > 1) {
+        tmp = ch4coll_sched_scratch(m->s, (size_t) (q - 1) * len);
+        for (i = 1; i < q; i++) {
+            ch4coll_ref_t seg =
+                ch4coll_ref(tmp, ch4coll_eoff(a, (size_t) (i - 1) * len));
+            ml_stream(m, k, x, seg,
+                      ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + i) % q),
+                      m->tag0 + k, 0, NULL, -1, in);
+            for (g = 0; g < x->ng; g++) {
+                int dd[2], nd = 0;
+                dd[nd++] = in[g];
+                if (at[g] >= 0)
+                    dd[nd++] = at[g];
+                r = ml_group(m, k, x, g, seg, &gl);
+                at[g] = ch4coll_sched_reduce(
+                    m->s, r, ml_group(m, k, x, g, acc, &gl), gl, nd, dd);
+            }
+        }
+    }
+    for (b = 0; b < x->n; b++)
+        have[b] = done[b] = at[b / x->G];
+    if (m->g.nodes > 1) {
+        ch4coll_view_t v;
+        ch4coll_args_t ia;
+        ml_lane_view(m, k, acc, &v);
+        ml_inner_args(m, k, &ia);
+        ch4coll_sched_push_view(m->s, &v);
+        rc = ch4coll_circ_reduce_run(m->s, &ia, x->n, have, done);
+        rc = ml_lane_tags(m, k, ch4coll_sched_pop_view(m->s), rc);
+    }
+    if (rc != CH4COLL_OK || m->g.node != m->root_node || a->rank == a->root)
+        return rc;
+    for (g = 0; g < x->ng; g++) { /* a group is reduced once its blocks are */
+        long b0 = g * x->G, n = x->n - b0 < x->G ? x->n - b0 : x->G;
+        int *ds = done + b0;
+        at[g] = n == 1 ? ds[0] : ch4coll_sched_sink(m->s, (int) n, ds);
+    }
+    ml_stream(m, k, x, acc, a->root, m->tag0 + m->g.lanes + k, 1, at, -1, NULL);
+    return rc;
+}
+
+static int ml_reduce_piece(ml_t *m)
+{
+    const ch4coll_args_t *a = m->a;
+    int src = a->inplace ? CH4COLL_BUF_RECV : CH4COLL_BUF_SEND;
+    int k, rc = CH4COLL_OK, *w;
+
+    for (k = 0; k < m->g.lanes && rc == CH4COLL_OK; k++) {
+        ml_split_t x;
+        if (ml_len(m, k) == 0)
+            continue;
+        x = ml_split(m, k);
+        w = ch4coll_malloc((2 * (size_t) x.n + 2 * (size_t) x.ng) * sizeof *w);
+        if (!w)
+            return CH4COLL_ERR_NOMEM;
+        if (ml_serves(m, k)) {
+            rc = ml_reduce_lane(m, k, &x, src, w);
+        } else {
+            ml_reduce_feed(m, k, &x, src, w);
+            if (a->rank == a->root) /* its result from node R's server */
+                ml_stream(m, k, &x, ml_at(m, CH4COLL_BUF_RECV, k),
+                          ch4coll_lanes_server(&m->g, m->g.node, k),
+                          m->tag0 + m->g.lanes + k, 0, w, -1, NULL);
+        }
+        ch4coll_free(w);
     }
     return rc;
 }
@@ -774,26 +937,16 @@ static int ml_ntags(const ch4coll_args_t *a, const int64_t *params, int shared)
     return n > 0 ? n : 1;
 }
 
-/* allreduce and reduce, one piece: step 1, step 2, step 3. */
-static int ml_three_steps(ml_t *m, void (*step3)(ml_t *))
+/* allreduce, one piece: step 1, step 2, step 3. */
+static int ml_allreduce_piece(ml_t *m)
 {
     int rc;
 
     ml_reduce_in_node(m);
     rc = ml_between_nodes(m);
     if (rc == CH4COLL_OK)
-        step3(m);
+        ml_out_in_node(m);
     return rc;
-}
-
-static int ml_allreduce_piece(ml_t *m)
-{
-    return ml_three_steps(m, ml_out_in_node);
-}
-
-static int ml_reduce_piece(ml_t *m)
-{
-    return ml_three_steps(m, ml_gather_to_root);
 }
 
 /* Every collective, piece by piece; a piece's step-1 sends follow the
@@ -823,7 +976,8 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
             break;
         m.acc = acc;
         m.chain = chain;
-        m.block = a->coll == CH4COLL_BCAST ? params[1] : 0;
+        m.block = a->coll != CH4COLL_ALLREDUCE ? params[1] : 0;
+        m.rev = a->coll == CH4COLL_REDUCE;
         rc = piece(&m);
         for (k = 0; k < m.g.lanes; k++)
             if (m.sent[k] >= 0)
@@ -909,27 +1063,23 @@ int ch4coll_ntags_multi_leader(const ch4coll_args_t *a, const int64_t *params)
     return ml_ntags(a, params, 1);
 }
 
-/* The opening note's formulas (a bcast's step 1 is the root's node's,
- * its steps 1 and 3 reduce nothing), for the first piece, plus a period
- * per further piece: the slowest of the three steps.  shared: the lanes'
- * step 2 queues at the node's one interface (multi_leader); else every
- * rank has its own ports (group_lanes). */
+/* The allreduce's formula of the opening note, for the first piece,
+ * plus a period per further piece: the slowest of the three steps.
+ * shared: the lanes' step 2 queues at the node's one interface
+ * (multi_leader); else every rank has its own ports (group_lanes). */
 static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
                       const ch4coll_model_t *m, int shared)
 {
     ml_t g;
     ch4coll_args_t ia;
-    double s, b, tn, t1, t2 = 0, t3,
-                         gamma = a->coll == CH4COLL_BCAST ? 0 : m->gamma;
-    int q, q1, q3, K = ml_pieces(a, params);
+    double s, b, tn, t1, t2 = 0, t3;
+    int q, K = ml_pieces(a, params);
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
     if (ml_open(&g, NULL, a, 0, K, 0, shared) != CH4COLL_OK)
         return HUGE_VAL;
     q = g.g.lanes;
-    q1 = a->coll == CH4COLL_BCAST ? ch4coll_lanes_size(&g.g, g.root_node) : q;
-    q3 = a->coll == CH4COLL_REDUCE ? ch4coll_lanes_size(&g.g, g.root_node) : q;
     s = (double) ml_len(&g, 0);
     b = ch4coll_nbytes(a, 1) * s;
     tn = m->alpha_node + b * m->beta_node;
@@ -938,8 +1088,8 @@ static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
         t2 = (shared ? g.g.lanes : 1) *
              g.inner[0].al->cost(&ia, g.inner[0].params, m);
     ml_free(&g);
-    t1 = (q1 - 1) * (tn + b * gamma);
-    t3 = (q3 - 1) * tn;
+    t1 = (q - 1) * (tn + b * m->gamma);
+    t3 = (q - 1) * tn;
     return t1 + t2 + t3 + (K - 1) * fmax(t1, fmax(t2, t3));
 }
 
@@ -950,30 +1100,25 @@ double ch4coll_cost_allreduce_multi_leader(const ch4coll_args_t *a,
     return ml_cost(a, params, m, 1);
 }
 
-double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *a,
-                                        const int64_t *params,
-                                        const ch4coll_model_t *m)
-{
-    return ml_cost(a, params, m, 1);
-}
-
-/* bcast: per piece, lane 0's groups of gb bytes, t' = alpha_node + gb
- * beta_node: the root feeds q_R - 1 servers, (q_R - 1) ng t'; the lanes'
- * circulants on the node's interface one after another, Q T2(N, s) in
- * its n blocks; a server passes each group to q - 1 ranks, (q - 1) ng
- * t'.  In several groups the three overlap: the first group in, the
- * slowest of the three, the last group out; in one they follow one
- * another.  Further pieces add the slowest each. */
-double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
-                                       const int64_t *params,
-                                       const ch4coll_model_t *m)
+/* bcast and reduce, per piece, lane 0's groups of gb bytes, t' =
+ * alpha_node + gb beta_node.  bcast: the root feeds q_R - 1 servers,
+ * (q_R - 1) ng t'; the lanes' circulants on the node's interface one
+ * after another, Q T2(N, s) in its n blocks; a server passes each group
+ * to q - 1 ranks, (q - 1) ng t'.  reduce, the mirror: a server takes
+ * and folds q - 1 copies of each group, (q - 1) ng (t' + gb gamma); the
+ * lanes' circulant reduces Q T2(N, s); node R's servers send each group
+ * to the root, (q_R - 1) ng t'.  In several groups the three overlap:
+ * the first group in, the slowest of the three, the last group out; in
+ * one they follow one another.  Further pieces add the slowest each. */
+static double ml_block_cost(const ch4coll_args_t *a, const int64_t *params,
+                            const ch4coll_model_t *m)
 {
     ml_t g;
     ml_split_t x;
     ch4coll_args_t ia;
     int64_t cp[CH4COLL_MAX_PARAMS] = {0};
-    double gb, tg, t1, t2 = 0, t3, slow;
-    int K = ml_pieces(a, params), q1, Q;
+    double gb, tg, t1, t2 = 0, t3, slow, fold;
+    int K = ml_pieces(a, params), qR, Q, red = a->coll == CH4COLL_REDUCE;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
@@ -981,21 +1126,37 @@ double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
         return HUGE_VAL;
     g.block = params[1];
     x = ml_split(&g, 0);
-    q1 = ch4coll_lanes_size(&g.g, g.root_node);
+    qR = ch4coll_lanes_size(&g.g, g.root_node);
     gb = ch4coll_nbytes(a, ml_len(&g, 0)) / (double) x.ng;
     tg = m->alpha_node + gb * m->beta_node;
+    fold = red ? gb * m->gamma : 0;
     ml_inner_args(&g, 0, &ia);
     cp[0] = x.n;
     if (g.g.nodes > 1)
-        t2 = g.g.lanes * ch4coll_cost_bcast_circulant(&ia, cp, m);
-    t1 = (q1 - 1) * x.ng * tg;
+        t2 = g.g.lanes * (red ? ch4coll_cost_reduce_circulant(&ia, cp, m)
+                              : ch4coll_cost_bcast_circulant(&ia, cp, m));
     Q = g.g.lanes;
     ml_free(&g);
-    t3 = (Q - 1) * x.ng * tg;
+    t1 = ((red ? Q : qR) - 1) * x.ng * (tg + fold);
+    t3 = ((red ? qR : Q) - 1) * x.ng * tg;
     slow = fmax(t1, fmax(t2, t3));
     if (x.ng > 1) /* the first group in, the last out, where they move */
-        return (q1 > 1) * tg + slow + (Q > 1) * tg + (K - 1) * slow;
+        return (t1 > 0) * (tg + fold) + slow + (t3 > 0) * tg + (K - 1) * slow;
     return t1 + t2 + t3 + (K - 1) * slow;
+}
+
+double ch4coll_cost_bcast_multi_leader(const ch4coll_args_t *a,
+                                       const int64_t *params,
+                                       const ch4coll_model_t *m)
+{
+    return ml_block_cost(a, params, m);
+}
+
+double ch4coll_cost_reduce_multi_leader(const ch4coll_args_t *a,
+                                        const int64_t *params,
+                                        const ch4coll_model_t *m)
+{
+    return ml_block_cost(a, params, m);
 }
 
 /* Every message on the network's terms: the groups are not nodes. */
