@@ -788,7 +788,7 @@ static int ml_bcast_piece(ml_t *m)
 static void ml_reduce_feed(ml_t *m, int k, const ml_split_t *x, int src,
                            int *rd)
 {
-    int q = m->q, t = (m->g.idx - k % q + q) % q, tmp, d[2];
+    int q = m->q, t = (m->g.idx - k % q + q) % q, tmp;
     int srv = ch4coll_lanes_server(&m->g, m->g.node, k);
     int next = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + 1) % q);
     int prev = ch4coll_lanes_rank(&m->g, m->g.node, (m->g.idx + q - 1) % q);
@@ -809,9 +809,8 @@ static void ml_reduce_feed(ml_t *m, int k, const ml_split_t *x, int src,
         rd[g] = ch4coll_sched_reduce(m->s, ml_group(m, k, x, g, own, &len), at,
                                      len, 1, &rd[g]);
     }
-    d[0] = m->chain[k];
     m->sent[k] = ml_stream(m, k, x, ch4coll_ref(tmp, 0), next, m->tag0 + k, 1,
-                           rd, d[0], NULL);
+                           rd, m->chain[k], NULL);
 }
 
 /* A lane this rank serves: the node's copies folded into its partial
