@@ -988,6 +988,45 @@ START_TEST(test_multi_leader_lanes_turned)
 }
 END_TEST
 
+/* allreduce multi_leader where a node's rank serves more than two lanes
+ * (ml_pieces): no more pieces than keep a lane's segment of a piece above
+ * N eager switches.  p = 9 on nodes of 4 (4, 4, 1: Q = 4 lanes, N = 3
+ * nodes, the lone rank serves 4) with the model's eager switch at 1 KiB,
+ * 64 KiB: at most ceil(65536 / (4 * 3 * 1024)) - 1 = 5 pieces, so 8 KiB
+ * pieces (8 of them) cost and build as 5; on p = 8 (nodes of 4, none
+ * serves two) 8 pieces stay 8.  Both give the serial sum. */
+START_TEST(test_multi_leader_lone_rank_pieces)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "multi_leader");
+    ch4coll_model_t m = ch4coll_model_default;
+    static const int64_t k8[CH4COLL_MAX_PARAMS] = {8192},
+                         k5[CH4COLL_MAX_PARAMS] = {13108};
+    double t8, f8, t5, f5;
+    int p;
+    char err[512];
+
+    m.eager = 1024;
+    for (p = 8; p <= 9; p++) {
+        hz_case_t c = {
+            al, k8, p, 16384, 0, 0, HZ_INT_SUM, 0, 1, 4, CH4COLL_MAP_BLOCK, &m};
+        hz_case_t d = c;
+
+        d.params = k5;
+        ck_assert_msg(hz_run(&c, err, sizeof err) == 0, "p=%d: %s", p, err);
+        ck_assert_msg(hz_model(&c, &m, &t8, &f8, err, sizeof err) == 0 &&
+                          hz_model(&d, &m, &t5, &f5, err, sizeof err) == 0,
+                      "p=%d: %s", p, err);
+        if (p == 9)
+            ck_assert_msg(t8 == t5 && f8 == f5,
+                          "p=9: 8 pieces %g (formula %g), 5 pieces %g (%g)", t8,
+                          f8, t5, f5);
+        else
+            ck_assert_msg(f8 != f5, "p=8: 8 and 5 pieces both cost %g", f8);
+    }
+}
+END_TEST
+
 /* Hops of host a to host b on a 16 x 16 x 16 torus: the coordinate
  * differences, each the shorter way round. */
 static void torus_hops(int a, int b, int d[3])
@@ -1413,6 +1452,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_ring_on_nodes);
     tcase_add_test(tc, test_multi_leader_on_nodes);
     tcase_add_test(tc, test_multi_leader_lanes_turned);
+    tcase_add_test(tc, test_multi_leader_lone_rank_pieces);
     tcase_add_test(tc, test_fold_inflight);
     tcase_add_test(tc, test_chains_follow_torus);
     tcase_add_test(tc, test_torus_trees);

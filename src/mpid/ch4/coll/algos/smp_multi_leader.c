@@ -200,7 +200,8 @@
  * Pipelining (parameter chunk, bytes; allreduce's default 256 KiB, bcast's
  * and reduce's 0: one piece, their blocks pipeline the message):
  * with more than one rank on some node the vector is cut into K =
- * ceil(bytes / chunk) pieces, at most 16 and at most count, and
+ * ceil(bytes / chunk) pieces, at most 16 and at most count (and fewer
+ * where a small node's rank serves more than two lanes: ml_pieces), and
  * each piece runs the three steps on its own segments and tags (2 Q + the
  * lanes' step-2 ranges per piece); a piece's step-1 sends follow those of
  * the piece before on the same lane, so that the node's link carries
@@ -280,14 +281,50 @@ static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
                                                     (size_t) k)));
 }
 
-/* The pieces of a call (lanes.h); one with one rank per node (a single
- * lane has no steps inside the node to overlap). */
-static int ml_pieces(const ch4coll_args_t *a, const int64_t *params)
+/* The eager switch the pieces keep lane messages above where the model
+ * names none: the grid's calibrated machine's (doc/machines.md). */
+#define ML_EAGER 8192.0
+
+/* The pieces of a call (lanes.h) into *K; one with one rank per node (a
+ * single lane has no steps inside the node to overlap).  Where a node
+ * of q ranks makes one of them serve s = ceil(Q / q) > 2 lanes, no more
+ * than keep a lane's segment of a piece above N eager switches: the
+ * lanes' smallest messages (a reduce-scatter's 1 / N of it) then go by
+ * rendezvous.  That rank sends and takes s lanes' messages, and an eager
+ * one costs its core about a wire's time per byte (the copies: doc/
+ * machines.md's ois and or, 0.08 ns/B, beta 0.097), s times over.
+ * SimGrid smp, allreduce, 2 MiB, nodes of 8 and one of 1 rank: p = 25
+ * (lanes of `direct` on 4 nodes, messages of 8 KiB, eager) 482.6 us in
+ * 8 pieces, 144.4 in 7; p = 57 328.1 in 8, 189.5 in 3 (nodes all full,
+ * p = 24 and 64: 128.4 and 168.4 in 8).  A rank serving two lanes keeps
+ * pace (p = 60: 169.4 in 8 pieces, 171.9 in 6). */
+static int ml_pieces(const ch4coll_args_t *a, const int64_t *params, int *K)
 {
+    ch4coll_lanes_t g;
+    double bytes = ch4coll_nbytes(a, a->count), eager, cap;
+    int j, qmin, rc;
+
+    *K = 1;
     if (!a->loc || a->loc->nodes == a->size)
-        return 1;
-    return ch4coll_lanes_pieces(ch4coll_nbytes(a, a->count), params[0],
-                                a->count);
+        return CH4COLL_OK;
+    *K = ch4coll_lanes_pieces(bytes, params[0], a->count);
+    if (*K == 1)
+        return CH4COLL_OK;
+    rc = ch4coll_lanes_open(&g, a);
+    if (rc != CH4COLL_OK)
+        return rc;
+    for (qmin = g.lanes, j = 0; j < g.nodes; j++)
+        if (ch4coll_lanes_size(&g, j) < qmin)
+            qmin = ch4coll_lanes_size(&g, j);
+    if ((g.lanes + qmin - 1) / qmin > 2) {
+        eager = ch4coll_auto_model(a)->eager > 0 ? ch4coll_auto_model(a)->eager
+                                                 : ML_EAGER;
+        cap = ceil(bytes / ((double) g.lanes * g.nodes * eager)) - 1;
+        if (cap < *K)
+            *K = cap < 1 ? 1 : (int) cap;
+    }
+    ch4coll_lanes_close(&g);
+    return CH4COLL_OK;
 }
 
 static int ml_serves(const ml_t *m, int k)
@@ -931,8 +968,10 @@ static int ml_tags_before(const ch4coll_args_t *a, int j, int K, int shared)
 
 static int ml_ntags(const ch4coll_args_t *a, const int64_t *params, int shared)
 {
-    int K = ml_pieces(a, params), n = ml_tags_before(a, K, K, shared);
+    int K, n = -1;
 
+    if (ml_pieces(a, params, &K) == CH4COLL_OK)
+        n = ml_tags_before(a, K, K, shared);
     return n > 0 ? n : 1;
 }
 
@@ -955,9 +994,12 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
                     const int64_t *params, int (*piece)(ml_t *), int shared)
 {
     ml_t m;
-    int rc = CH4COLL_OK, j, k, K = ml_pieces(a, params), tag = 0, acc;
+    int rc, j, k, K, tag = 0, acc;
     int *chain;
 
+    rc = ml_pieces(a, params, &K);
+    if (rc != CH4COLL_OK)
+        return rc;
     ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K, shared));
     if (a->count == 0)
         return rc;
@@ -1072,11 +1114,12 @@ static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
     ml_t g;
     ch4coll_args_t ia;
     double s, b, tn, t1, t2 = 0, t3;
-    int q, K = ml_pieces(a, params);
+    int q, K;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_open(&g, NULL, a, 0, K, 0, shared) != CH4COLL_OK)
+    if (ml_pieces(a, params, &K) != CH4COLL_OK ||
+        ml_open(&g, NULL, a, 0, K, 0, shared) != CH4COLL_OK)
         return HUGE_VAL;
     q = g.g.lanes;
     s = (double) ml_len(&g, 0);
@@ -1117,11 +1160,12 @@ static double ml_block_cost(const ch4coll_args_t *a, const int64_t *params,
     ch4coll_args_t ia;
     int64_t cp[CH4COLL_MAX_PARAMS] = {0};
     double gb, tg, t1, t2 = 0, t3, slow, fold;
-    int K = ml_pieces(a, params), qR, Q, red = a->coll == CH4COLL_REDUCE;
+    int K, qR, Q, red = a->coll == CH4COLL_REDUCE;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_open(&g, NULL, a, 0, K, 0, 1) != CH4COLL_OK)
+    if (ml_pieces(a, params, &K) != CH4COLL_OK ||
+        ml_open(&g, NULL, a, 0, K, 0, 1) != CH4COLL_OK)
         return HUGE_VAL;
     g.block = params[1];
     x = ml_split(&g, 0);
