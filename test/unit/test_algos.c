@@ -360,9 +360,12 @@ START_TEST(test_bcast_line_structure)
 END_TEST
 
 /* allreduce line: a rank exchanges at most one message with each peer in
- * each direction, sends and receives as many as the phases' lines need,
- * and its scratch stays within group-1 vectors (max(group-1, 3) when a
- * prime factor exceeds group). */
+ * each direction, sends and receives as many as the phases' lines need
+ * (the same at every line position), and its scratch stays within
+ * group-1 vectors.  A p with a prime factor above group folds the ranks
+ * over p' (the largest number <= p without one) first: ranks 2i, i < e
+ * = p - p', send and receive one message, to and from 2i + 1, which
+ * sends and receives one more than the other positions. */
 START_TEST(test_allreduce_line_structure)
 {
     static const int groups[] = {2, 3, 4, 7};
@@ -374,13 +377,13 @@ START_TEST(test_allreduce_line_structure)
 
     for (gi = 0; gi < 4; gi++) {
         int64_t params[CH4COLL_MAX_PARAMS] = {groups[gi]};
-        int q = p, f, msgs = 0, bound = groups[gi] - 1;
-        for (f = 2; q > 1; f++) /* sum over phases of R - 1 >= ... */
-            while (q % f == 0) {
-                q /= f;
-                if (f > groups[gi] && bound < 3)
-                    bound = 3;
-            }
+        int q, f, msgs = -1, bound = groups[gi] - 1, p1 = p + 1, e;
+        do { /* p': no prime factor above group */
+            for (q = --p1, f = 2; f <= groups[gi]; f++)
+                while (q % f == 0)
+                    q /= f;
+        } while (q > 1);
+        e = p - p1;
         for (r = 0; r < p; r++) {
             ch4coll_args_t a = line_args(CH4COLL_ALLREDUCE, r, p, 0, n);
             int sends = 0, recvs = 0;
@@ -405,9 +408,18 @@ START_TEST(test_allreduce_line_structure)
             for (v = 0; v < p; v++) /* the relation is symmetric */
                 ck_assert_int_eq(nsend[v], nrecv[v]);
             ck_assert_int_eq(sends, recvs);
-            if (r == 0)
-                msgs = sends;
-            ck_assert_int_eq(sends, msgs); /* the same on every rank */
+            if (r < 2 * e && r % 2 == 0) { /* folded away */
+                ck_assert_int_eq(sends, 1);
+                ck_assert_int_eq(nsend[r + 1], 1);
+            } else {
+                if (r < 2 * e) { /* the fold's position */
+                    ck_assert_int_eq(nsend[r - 1], 1);
+                    sends--;
+                }
+                if (msgs < 0)
+                    msgs = sends;
+                ck_assert_int_eq(sends, msgs); /* at every position */
+            }
             ck_assert_uint_le(ch4coll_sched_scratch_size(&s),
                               (size_t) bound * n * sizeof(int));
             ch4coll_sched_destroy(&s);

@@ -127,10 +127,20 @@
  *
  * ------------------------------------------------------------ allreduce
  * Parameter: group (default 4, which BG/L found best; 2 .. 1024), the
- * longest line.  The prime factors of p, largest first, are packed first
- * fit into phases of product R_i <= group; a prime q > group is a phase of
- * its own.  Phase i uses mixed-radix digit i of the rank: a line is the
- * R_i ranks that differ in that digit only, w_i = R_0 ... R_(i-1) apart.
+ * longest line.  The phases run on p' positions, p' the largest number
+ * <= p without a prime factor above group (p itself when it has none;
+ * p' > p / 2, a power of two has none).  The e = p - p' ranks over are
+ * folded first, as recursive doubling folds a non-power of two: rank 2i
+ * (i < e) sends its input to 2i + 1, which takes x_2i op x_(2i+1) as its
+ * own, and receives the result from it at the end; the positions are
+ * 2i + 1 (i < e) and the ranks from 2e on, in rank order, so each holds
+ * a range of consecutive ranks' inputs.  A prime above group made one
+ * line of its own before 2026-11-30, its members sending one at a time:
+ * SimGrid smp, 8 B, p = 29 took 23.1 us (recursive doubling 4.6), p = 37
+ * 30.4 (5.5), p = 61 52.2 (5.5).  The prime factors of p', largest first,
+ * are packed first fit into phases of product R_i <= group.  Phase i uses
+ * mixed-radix digit i of the position: a line is the R_i positions that
+ * differ in that digit only, w_i = R_0 ... R_(i-1) apart.
  * Steps, in phase i at line position d (0 <= d < R = R_i):
  *   1. send my partial (phase 0: my input) to the members d + k (mod R),
  *      k = 1 .. R-1, one at a time;
@@ -143,16 +153,22 @@
  * Cost (t = alpha + n beta, g = n gamma): step k is a perfect matching
  * ending at k t, and the folds queue on one CPU (ar_phase_time), so
  *   T = sum over phases of  t + g (R = 2),  2t + 2g (R = 3),
- *                           max(3t + (R-1) g, (R-1) t + 3g) (R >= 4).
- * Scratch: R-1 vectors (at most group-1, reused by every phase; a prime
- * phase q > group: a ring of max(group-1, 3)).  Restrictions: none; any p
- * (primes, 1, 2), count 0, MPI_IN_PLACE.
+ *                           max(3t + (R-1) g, (R-1) t + 3g) (R >= 4),
+ * plus 2t for the fold's messages where p' < p (its reduction overlaps
+ * the other positions' first phase: the replay, p = 100, 1 MiB, takes
+ * 3,369 us, line on 96 3,321).  Scratch: R-1 vectors (at most
+ * group-1, reused by every phase).  Restrictions: none; any p (primes, 1,
+ * 2), count 0, MPI_IN_PLACE.
  *
  * Worked example, p = 12, group 4: primes 3, 2, 2 pack into phases 3 and
  * 4 (digits r mod 3 and r / 3).  Phase 0 lines {0,1,2}, {3,4,5}, ...; rank
  * 4 (d = 1) gets P_3 in step 1, P_5 in step 2 and forms 3 op (4 op 5).
  * Phase 1 lines {0,3,6,9}, {1,4,7,10}, ...: rank 4 (d = 1) holds the block
- * 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.
+ * 3..5 and combines blocks 0..2, 3..5, 6..8, 9..11.  p = 14, group 4: 7
+ * is above group, p' = 12, e = 2: ranks 0 and 2 send to 1 and 3, and the
+ * 12 positions are ranks 1, 3, 4, 5, ..., 13 as above (position 0, rank 1,
+ * holds x_0 op x_1; position 1, rank 3, x_2 op x_3); at the end 1 and 3
+ * send the result to 0 and 2.
  *
  * ------------------------------------------------------------ allgather
  * Parameter: group, as for allreduce (the same phases).  Section 3.2's
@@ -699,21 +715,25 @@ static void line_phases(int p, int64_t group, line_phases_t *ph)
     }
 }
 
-/* ============================================================ allreduce */
-
-/* Scratch vectors of a phase of line length R: R - 1, or for a phase
- * longer than group (a prime factor q > group) a ring of max(group-1, 3):
- * the two chains' accumulators and a ring for the rest, where a receive
- * waits until the vector's previous partial has been folded, so requests
- * in flight stay bounded. */
-static int ar_slots(int R, int64_t group)
+/* The largest p' <= p whose prime factors are all at most group: p
+ * itself when it has none above group (and when group >= p).  A power of
+ * two has none, so p' > p / 2. */
+static int line_smooth(int p, int64_t group)
 {
-    int ring = group - 1 < 3 ? 3 : (int) group - 1;
+    int q, r, d;
 
-    if (R <= group || R - 1 < ring)
-        return R - 1;
-    return ring;
+    if (group >= p)
+        return p;
+    for (q = p;; q--) {
+        for (r = q, d = 2; d <= group && r > 1; d++)
+            while (r % d == 0)
+                r /= d;
+        if (r == 1)
+            return q;
+    }
 }
+
+/* ============================================================ allreduce */
 
 typedef struct {
     ch4coll_sched_t *s;
@@ -722,7 +742,14 @@ typedef struct {
     ch4coll_hz_t sb, rb;
     ch4coll_hz_t *mine; /* my partial: the input, then the receive buffer */
     ch4coll_hz_t *slot; /* scratch vectors */
+    int e;              /* ranks folded away: p - p' */
 } ar_t;
+
+/* The rank of line position v of p' (the fold: 2v + 1 below 2e). */
+static int ar_rank(const ar_t *g, int v)
+{
+    return v < g->e ? 2 * v + 1 : v + g->e;
+}
 
 /* Step 1: my partial to the members d+1, d+2, ... of my line, one send at
  * a time: step k is then a perfect matching (everybody sends to d+k and
@@ -732,7 +759,7 @@ static void ar_sends(ar_t *g, int base, int stride, int R, int d)
     int k, prev = -1, dep[2];
 
     for (k = 1; k < R; k++) {
-        int peer = base + ((d + k) % R) * stride;
+        int peer = ar_rank(g, base + ((d + k) % R) * stride);
         ch4coll_hz_rdeps(g->mine, dep);
         dep[1] = prev;
         prev = ch4coll_sched_send(g->s,
@@ -742,7 +769,8 @@ static void ar_sends(ar_t *g, int base, int stride, int R, int d)
     }
 }
 
-/* One phase over the line of R ranks spaced stride apart (steps 1-3).
+/* One phase over the line of R positions spaced stride apart (steps 1-3),
+ * at position `rank` of p'.
  * The lower partials accumulate into L in the slot of P_(d-1), the others
  * folded from the left ("in op inout"); the upper ones into U in the slot
  * of P_(R-1); then U = mine op U, U = L op U, copied into the receive
@@ -752,7 +780,7 @@ static void ar_sends(ar_t *g, int base, int stride, int R, int d)
 static void ar_phase(ar_t *g, int rank, int R, int stride)
 {
     int d = (rank / stride) % R, base = rank - d * stride;
-    int ns = ar_slots(R, g->group), npin = (d >= 1) + (d <= R - 2);
+    int ns = R - 1, npin = (d >= 1) + (d <= R - 2);
     ch4coll_hz_t *lo = d >= 1 ? &g->slot[0] : NULL;
     ch4coll_hz_t *up = d <= R - 2 ? &g->slot[npin - 1] : NULL;
     ch4coll_hz_t *ring = g->slot + npin, *in;
@@ -760,7 +788,7 @@ static void ar_phase(ar_t *g, int rank, int R, int stride)
 
     ar_sends(g, base, stride, R, d);
     for (k = 1; k < R; k++) { /* step 2: lower members down, then upper */
-        int e = (d - k + R) % R, peer = base + e * stride;
+        int e = (d - k + R) % R, peer = ar_rank(g, base + e * stride);
         if (k == 1 && lo) {
             ch4coll_hz_recv(g->s, lo, 0, g->n, peer, 0); /* P_(d-1) */
         } else if (k == d + 1 && up) {
@@ -789,7 +817,7 @@ int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
 {
     line_phases_t ph;
     ar_t g;
-    int i, ns = 1, stride = 1;
+    int i, ns = 1, stride = 1, p1, r = a->rank;
 
     if (a->count == 0)
         return CH4COLL_OK;
@@ -799,22 +827,38 @@ int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
     g.sb = ch4coll_hz_user(CH4COLL_BUF_SEND);
     g.rb = ch4coll_hz_user(CH4COLL_BUF_RECV);
     g.mine = a->inplace ? &g.rb : &g.sb;
-    line_phases(a->size, g.group, &ph);
+    p1 = line_smooth(a->size, g.group);
+    g.e = a->size - p1;
+    if (r < 2 * g.e && r % 2 == 0) { /* folded away: mine in, the result back */
+        ch4coll_hz_send(s, g.mine, 0, g.n, r + 1, 0);
+        ch4coll_hz_recv(s, &g.rb, 0, g.n, r + 1, 0);
+        return CH4COLL_OK;
+    }
+    line_phases(p1, g.group, &ph);
     for (i = 0; i < ph.n; i++)
-        if (ar_slots(ph.radix[i], g.group) > ns)
-            ns = ar_slots(ph.radix[i], g.group);
+        if (ph.radix[i] - 1 > ns)
+            ns = ph.radix[i] - 1;
     /* build-time memory: the trackers of the scratch vectors */
     g.slot = ch4coll_malloc((size_t) ns * sizeof *g.slot);
     if (!g.slot)
         return CH4COLL_ERR_NOMEM;
     for (i = 0; i < ns; i++)
         g.slot[i] = ch4coll_hz_scratch(a->count);
+    if (r < 2 * g.e) { /* r - 1's input op mine, in rank order */
+        ch4coll_hz_recv(s, &g.slot[0], 0, g.n, r - 1, 0);
+        if (g.mine != &g.rb)
+            ch4coll_hz_copy(s, g.mine, 0, &g.rb, 0, g.n);
+        ch4coll_hz_reduce(s, &g.slot[0], 0, &g.rb, 0, g.n);
+        g.mine = &g.rb;
+    }
     for (i = 0; i < ph.n; i++) {
-        ar_phase(&g, a->rank, ph.radix[i], stride);
+        ar_phase(&g, r < 2 * g.e ? r / 2 : r - g.e, ph.radix[i], stride);
         stride *= ph.radix[i];
     }
     if (g.mine != &g.rb) /* p = 1 */
         ch4coll_hz_copy(s, g.mine, 0, &g.rb, 0, g.n);
+    if (r < 2 * g.e)
+        ch4coll_hz_send(s, &g.rb, 0, g.n, r - 1, 0);
     ch4coll_free(g.slot);
     return CH4COLL_OK;
 }
@@ -849,14 +893,15 @@ double ch4coll_cost_allreduce_line(const ch4coll_args_t *a,
     double bytes = ch4coll_nbytes(a, a->count);
     double t = m->alpha + bytes * m->beta, g = bytes * m->gamma, T = 0.0;
     line_phases_t ph;
-    int i;
+    int i, p1;
 
     if (a->count == 0)
         return 0.0;
-    line_phases(a->size, params[0], &ph);
+    p1 = line_smooth(a->size, params[0]);
+    line_phases(p1, params[0], &ph);
     for (i = 0; i < ph.n; i++)
         T += ar_phase_time(ph.radix[i], t, g);
-    return T;
+    return p1 < a->size ? T + 2.0 * t : T; /* the fold's two messages */
 }
 
 /* ============================================================ allgather */

@@ -558,7 +558,9 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .build = ch4coll_allreduce_line,
      .params = {{"group", 4, 2, 1024, "longest line of a phase"}},
      .desc = "phases over mixed-radix lines of <= group ranks, all-to-all in a "
-             "line, folded in rank order (BG/L 3.2); any op, any p",
+             "line, folded in rank order (BG/L 3.2); a p with a prime factor "
+             "above group folds its ranks over onto the largest p' without "
+             "one first; any op, any p",
      .cost = ch4coll_cost_allreduce_line},
     {.name = "smp",
      .coll = CH4COLL_ALLREDUCE,
