@@ -171,7 +171,13 @@
  * send the result to 0 and 2.
  *
  * ------------------------------------------------------------ allgather
- * Parameter: group, as for allreduce (the same phases).  Section 3.2's
+ * Parameter: group, as for allreduce (the same phases, on the same p'
+ * positions: a p with a prime factor above group folds first, rank 2i
+ * sending its block to 2i + 1, whose position holds both blocks, a range
+ * of consecutive ranks as every other position's; at the end 2i + 1
+ * sends 2i the whole result, one message; SimGrid smp, 8 B: p = 37 11.0
+ * -> 4.2 us, p = 61 18.3 -> 5.1; at 2 KiB, whose last message carries p
+ * blocks, 1.01-1.20 times the unfolded lines: bruck's range).  Section 3.2's
  * "all data broadcast in a line", one phase per dimension, with the
  * blocks concatenated instead of folded: after phase i a rank holds the
  * blocks of the W R_i ranks that differ from it in digits 0..i only, W =
@@ -189,18 +195,18 @@
  * Cost (m the block's bytes): T = sum_i (R_i - 1) (alpha + W_i m beta):
  *   sum (R_i - 1) alpha + (p - 1) m beta, the bandwidth of the ring with
  *   sum (R_i - 1) latencies (one phase, group >= p: the linear exchange
- *   with its sends one at a time).  Parameter inflight (default 1): a
- *   phase's sends in flight at once (0: all, as SMPI's 3dmesh).  Scratch:
- *   none (allgatherv: the total, when the layout is not packed).
- *   Restrictions: none; any p, count 0, MPI_IN_PLACE.
- * allgatherv: the same phases over irregular blocks; a range travels as
- *   one message of its counts' sum (every rank knows all counts), none
- *   when they are all 0.  A rank whose displacements lay the blocks out
- *   back to back in rank order (from displs[0] on) works in its receive
- *   buffer; else (allgatherv's displacements are each rank's own) in a
- *   scratch copy of that packed layout, its own block copied in first
- *   and every block copied out at the end.  Cost: per phase the busiest
- *   port of any rank, max((R-1) t(own range), sum of t(other ranges)).
+ *   with its sends one at a time); folded, the phases on p' positions
+ *   with their blocks, plus (alpha + m beta) + (alpha + p m beta).  Parameter
+ * inflight (default 1): a phase's sends in flight at once (0: all, as SMPI's
+ * 3dmesh).  Scratch: none (allgatherv: the total, when the layout is not
+ * packed). Restrictions: none; any p, count 0, MPI_IN_PLACE. allgatherv: the
+ * same phases over irregular blocks; a range travels as one message of its
+ * counts' sum (every rank knows all counts), none when they are all 0.  A rank
+ * whose displacements lay the blocks out back to back in rank order (from
+ * displs[0] on) works in its receive buffer; else (allgatherv's displacements
+ * are each rank's own) in a scratch copy of that packed layout, its own block
+ * copied in first and every block copied out at the end.  Cost: per phase the
+ * busiest port of any rank, max((R-1) t(own range), sum of t(other ranges)).
  * Worked example, p = 24, group 4: primes 3, 2, 2, 2 pack into phases 3,
  * 4 and 2 (W = 1, 3, 12).  Rank 17 has digits 2, 1, 1.  Phase 0, line
  * {15, 16, 17}: it sends block 17 to 15, then 16, and receives 16 and 15.
@@ -209,7 +215,13 @@
  * 21..23 from 23 and 18..20 from 20.  Phase 2, line {5, 17}: it sends
  * 12..23 to 5 and receives 0..11 from it.  5 messages, 3 latencies
  * in the last step; Bruck's radix 3 takes 3 steps of 2 messages, the
- * last partial, and a rotation.
+ * last partial, and a rotation.  p = 14, group 4 (7 is above it): p' =
+ * 12, ranks 0 and 2 send their blocks to 1 and 3; positions 0..11 are
+ * ranks 1, 3, 4, ..., 13, and position 0 holds blocks 0..1, position 1
+ * blocks 2..3, position j >= 2 block j + 2.  Phase 0, line {0, 1, 2}
+ * (ranks 1, 3, 4): rank 1 sends blocks 0..1 to 3 and 4; phase 1 (W = 3)
+ * lines of positions 3 apart carry blocks 0..4, 5..7, 8..10, 11..13.
+ * Then 1 sends blocks 0..13 to 0, and 3 to 2.
  */
 #include <math.h>
 #include <string.h>
@@ -918,6 +930,7 @@ typedef struct {
     size_t base;
     int64_t inflight;
     int *ids; /* work space: 2 (p + 1) vertex ids */
+    int e;    /* ranks folded away: p - p' */
 } ag_t;
 
 static ch4coll_ref_t ag_ref(const ag_t *g, int lo)
@@ -925,22 +938,42 @@ static ch4coll_ref_t ag_ref(const ag_t *g, int lo)
     return ch4coll_ref(g->buf, ch4coll_eoff(g->a, g->base + g->at[lo]));
 }
 
-/* One phase over the line of R ranks spaced W apart: I hold the blocks of
- * the W ranks [hb, hb + W), hb = rank - rank mod W, and so does member e
- * of my line for [hb + (e - d) W, ...): my range goes to d+1, d+2, ...,
- * inflight sends at a time, after ready (the phases before; -1: none);
- * theirs is received in place, posted at once.  A range of empty blocks
- * moves nowhere.  One tag: two ranks share a line in one phase at most.
- * Returns a sink of this phase's receives and ready. */
-static int ag_phase(ag_t *g, int R, int W, int ready)
+/* The first rank whose block position v holds (the fold: 2v below e). */
+static int ag_first(const ag_t *g, int v)
+{
+    return v < g->e ? 2 * v : v + g->e;
+}
+
+/* The rank at position v: the second of a fold's pair. */
+static int ag_holder(const ag_t *g, int v)
+{
+    return ag_first(g, v) + (v < g->e);
+}
+
+/* The elements of positions [v, v + W). */
+static size_t ag_len(const ag_t *g, int v, int W)
+{
+    return g->at[ag_first(g, v + W)] - g->at[ag_first(g, v)];
+}
+
+/* One phase over the line of R positions spaced W apart, at position v
+ * of p': I hold the blocks of the W positions [hb, hb + W), hb = v - v
+ * mod W, and so does member e of my line for [hb + (e - d) W, ...): my
+ * range goes to d+1, d+2, ..., inflight sends at a time, after ready (the
+ * phases before; -1: none); theirs is received in place, posted at once.
+ * A range of empty blocks moves nowhere.  One tag: two ranks share a line
+ * in one phase at most. Returns a sink of this phase's receives and
+ * ready. */
+static int ag_phase(ag_t *g, int v, int R, int W, int ready)
 {
     const ch4coll_args_t *a = g->a;
-    int hb = a->rank - a->rank % W, d = (a->rank / W) % R, k, nids = 0, nd;
+    int hb = v - v % W, d = (v / W) % R, k, nids = 0, nd;
     int *sent = g->ids + R, dep[2];
-    size_t mine = g->at[hb + W] - g->at[hb];
-    /* the first phase sends my block from where the user put it */
+    size_t mine = ag_len(g, hb, W);
+    /* the first phase sends my block from where the user put it (a fold's
+     * position: its two blocks, from the buffer) */
     ch4coll_ref_t from =
-        W > 1 ? ag_ref(g, hb)
+        W > 1 || v < g->e ? ag_ref(g, ag_first(g, hb))
         : a->inplace
             ? ch4coll_ref(CH4COLL_BUF_RECV,
                           ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
@@ -948,19 +981,20 @@ static int ag_phase(ag_t *g, int R, int W, int ready)
 
     for (k = 1; k < R; k++) { /* from d-1, d-2, ...: step k's partner */
         int lo = hb + ((d - k + R) % R - d) * W;
-        if (g->at[lo + W] > g->at[lo])
+        if (ag_len(g, lo, W) > 0)
             g->ids[nids++] = ch4coll_sched_recv(
-                g->s, ag_ref(g, lo), g->at[lo + W] - g->at[lo],
-                a->rank + (lo - hb), 0, 0, NULL);
+                g->s, ag_ref(g, ag_first(g, lo)), ag_len(g, lo, W),
+                ag_holder(g, v + (lo - hb)), 0, 0, NULL);
     }
     for (k = 1; k < R && mine > 0; k++) {
+        int to = v + ((d + k) % R - d) * W;
         nd = 0;
         if (ready >= 0)
             dep[nd++] = ready;
         if (k > g->inflight)
             dep[nd++] = sent[k - g->inflight];
-        sent[k] = ch4coll_sched_send(
-            g->s, from, mine, a->rank + ((d + k) % R - d) * W, 0, nd, dep);
+        sent[k] =
+            ch4coll_sched_send(g->s, from, mine, ag_holder(g, to), 0, nd, dep);
     }
     if (ready >= 0)
         g->ids[nids++] = ready;
@@ -989,15 +1023,67 @@ static void ag_layout(ag_t *g)
     }
 }
 
+/* My block where the user put it. */
+static ch4coll_ref_t ag_own(const ch4coll_args_t *a)
+{
+    return a->inplace
+               ? ch4coll_ref(CH4COLL_BUF_RECV,
+                             ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
+               : ch4coll_ref(CH4COLL_BUF_SEND, 0);
+}
+
+/* The phases (and the fold) of this rank; ready: the last of them. */
+static int ag_run(ag_t *g, const int64_t *params)
+{
+    const ch4coll_args_t *a = g->a;
+    line_phases_t ph;
+    int i, r = a->rank, p1 = a->size - g->e, W = 1, ready = -1, copy = -1,
+           v = r < 2 * g->e ? r / 2 : r - g->e, d[1];
+    size_t own = ch4coll_blk_count(a, r), all = g->at[a->size];
+
+    if (r < 2 * g->e && r % 2 == 0) { /* folded away: mine in, all back */
+        if (own > 0)
+            copy = ch4coll_sched_send(g->s, ag_own(a), own, r + 1, 0, 0, NULL);
+        return all > 0 ? ch4coll_sched_recv(g->s, ag_ref(g, 0), all, r + 1, 0,
+                                            ch4coll_dep1(copy, d), d)
+                       : -1;
+    }
+    line_phases(p1, params[0], &ph);
+    /* my block where the phases after the first read it (the first sends
+     * it from sendbuf): in place already, unless in scratch; a fold's
+     * position sends both blocks from there in the first phase too */
+    if (own > 0 && (!a->inplace || g->buf != CH4COLL_BUF_RECV))
+        copy = ch4coll_sched_copy(g->s, ag_own(a), ag_ref(g, r), own, 0, NULL);
+    if (r < 2 * g->e && ch4coll_blk_count(a, r - 1) > 0) {
+        int both[2] = {copy, ch4coll_sched_recv(g->s, ag_ref(g, r - 1),
+                                                ch4coll_blk_count(a, r - 1),
+                                                r - 1, 0, 0, NULL)};
+        copy = copy >= 0 ? ch4coll_sched_sink(g->s, 2, both) : both[1];
+    }
+    if (r < 2 * g->e) /* nothing from where the user put it */
+        ready = copy;
+    for (i = 0; i < ph.n; i++) {
+        g->inflight = params[1] > 0 ? params[1] : ph.radix[i];
+        ready = ag_phase(g, v, ph.radix[i], W, ready);
+        if (i == 0 && copy >= 0 && r >= 2 * g->e) {
+            int both[2] = {ready, copy};
+            ready = ready >= 0 ? ch4coll_sched_sink(g->s, 2, both) : copy;
+        }
+        W *= ph.radix[i];
+    }
+    if (r < 2 * g->e && all > 0)
+        ch4coll_sched_send(g->s, ag_ref(g, 0), all, r - 1, 0,
+                           ch4coll_dep1(ready, d), d);
+    return ready;
+}
+
 static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
                           const int64_t *params)
 {
-    line_phases_t ph;
-    ag_t g = {s, a, NULL, 0, 0, 0, NULL};
-    int i, p = a->size, W = 1, ready = -1, copy = -1;
-    size_t own = ch4coll_blk_count(a, a->rank);
+    ag_t g = {s, a, NULL, 0, 0, 0, NULL, 0};
+    int i, p = a->size, ready;
 
-    line_phases(p, params[0], &ph);
+    g.e = p - line_smooth(p, params[0]);
     g.at = ch4coll_malloc(((size_t) p + 1) * sizeof *g.at);
     g.ids = ch4coll_malloc(2 * ((size_t) p + 1) * sizeof *g.ids);
     if (!g.at || !g.ids) {
@@ -1006,25 +1092,7 @@ static int allgather_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
         return CH4COLL_ERR_NOMEM;
     }
     ag_layout(&g);
-    /* my block where the phases after the first read it (the first sends
-     * it from sendbuf): in place already, unless in scratch */
-    if (own > 0 && (!a->inplace || g.buf != CH4COLL_BUF_RECV))
-        copy = ch4coll_sched_copy(
-            s,
-            a->inplace
-                ? ch4coll_ref(CH4COLL_BUF_RECV,
-                              ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
-                : ch4coll_ref(CH4COLL_BUF_SEND, 0),
-            ag_ref(&g, a->rank), own, 0, NULL);
-    for (i = 0; i < ph.n; i++) {
-        g.inflight = params[1] > 0 ? params[1] : ph.radix[i];
-        ready = ag_phase(&g, ph.radix[i], W, ready);
-        if (i == 0 && copy >= 0) {
-            int both[2] = {ready, copy};
-            ready = ready >= 0 ? ch4coll_sched_sink(s, 2, both) : copy;
-        }
-        W *= ph.radix[i];
-    }
+    ready = ag_run(&g, params);
     for (i = 0; g.buf != CH4COLL_BUF_RECV && i < p; i++) /* unpack */
         if (ch4coll_blk_count(a, i) > 0 && (i != a->rank || !a->inplace)) {
             int d[1];
@@ -1060,8 +1128,8 @@ static double line_ag_cost(const ch4coll_args_t *a, const int64_t *params,
                            const ch4coll_model_t *m)
 {
     line_phases_t ph;
-    double T = 0.0;
-    int i, r, e, p = a->size, W = 1;
+    double T = 0.0, in1 = 0.0;
+    int i, r, e, p = a->size, W = 1, p1 = line_smooth(p, params[0]);
     size_t *at = ch4coll_malloc(((size_t) p + 1) * sizeof *at);
 
     if (!at)
@@ -1069,7 +1137,15 @@ static double line_ag_cost(const ch4coll_args_t *a, const int64_t *params,
     at[0] = 0;
     for (r = 0; r < p; r++)
         at[r + 1] = at[r] + ch4coll_blk_count(a, r);
-    line_phases(p, params[0], &ph);
+    for (r = 0; r < 2 * (p - p1); r += 2) /* the fold: pairs into one */
+        in1 = fmax(in1, ch4coll_model_block(
+                            m, ch4coll_nbytes(a, ch4coll_blk_count(a, r))));
+    for (r = 0; r <= p1; r++) /* at[] of the p' positions */
+        at[r] = at[r < p - p1 ? 2 * r : r + p - p1];
+    if (p1 < p) /* the fold's two messages: a block in, everything out */
+        T = in1 + ch4coll_model_block(m, ch4coll_nbytes(a, at[p1]));
+    line_phases(p1, params[0], &ph);
+    p = p1;
     for (i = 0; i < ph.n; i++) {
         int R = ph.radix[i];
         double worst = 0.0;

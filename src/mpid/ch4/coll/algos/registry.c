@@ -710,7 +710,9 @@ const ch4coll_algo_t ch4coll_algos[] = {
      .params = LINE_AG,
      .desc = "phases over mixed-radix lines of <= group ranks, each line's "
              "blocks exchanged in place, one send at a time (BG/L 3.2; a "
-             "3-D mesh at p = 24); any p, no rotation",
+             "3-D mesh at p = 24); a p with a prime factor above group folds "
+             "its ranks over onto the largest p' without one first; any p, "
+             "no rotation",
      .cost = ch4coll_cost_allgather_line},
     NATIVE_ROW(CH4COLL_ALLGATHER),
 
