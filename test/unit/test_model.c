@@ -1030,6 +1030,48 @@ START_TEST(test_multi_leader_lone_rank_pieces)
 }
 END_TEST
 
+/* allreduce multi_leader's parameter lanes: only a node's first L ranks
+ * lead, so only they send to other nodes.  p = 16 on nodes of 8: lanes 2
+ * (16 KiB) -> 4 ranks, 9 (more than a node has) -> 16; the default (0),
+ * as many lanes as keep a segment above the eager switch (8 KiB) where 8
+ * would not and 2 would: 32 KiB -> 3 lanes, 6 ranks; 16 KiB (one lane
+ * would be the most), 4 KiB (every split eager) and 256 KiB (8 segments
+ * of 32 KiB) -> all 8. */
+START_TEST(test_multi_leader_lanes_param)
+{
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "multi_leader");
+    static const struct {
+        int64_t lanes;
+        size_t ints;
+        int leaders;
+    } w[] = {{2, 4096, 4}, {9, 4096, 16}, {0, 4096, 16},
+             {0, 8192, 6}, {0, 1024, 16}, {0, 65536, 16}};
+    double m[16 * 16];
+    int64_t params[CH4COLL_MAX_PARAMS];
+    size_t i;
+    int r, q, n;
+    char err[512];
+
+    for (i = 0; i < sizeof w / sizeof w[0]; i++) {
+        hz_case_t c = {al, params, 16, w[i].ints,         0,   0, HZ_INT_SUM,
+                       0,  1,      8,  CH4COLL_MAP_BLOCK, NULL};
+        ch4coll_algo_default_params(al, params);
+        params[1] = w[i].lanes;
+        ck_assert_msg(hz_peer_sends(&c, m, err, sizeof err) == 0, "%s", err);
+        for (n = 0, r = 0; r < 16; r++)
+            for (q = 0; q < 16; q++)
+                if (q / 8 != r / 8 && m[r * 16 + q] > 0) {
+                    n++;
+                    break;
+                }
+        ck_assert_msg(n == w[i].leaders,
+                      "lanes=%lld, %zu ints: %d ranks send off node, not %d",
+                      (long long) w[i].lanes, w[i].ints, n, w[i].leaders);
+    }
+}
+END_TEST
+
 /* Hops of host a to host b on a 16 x 16 x 16 torus: the coordinate
  * differences, each the shorter way round. */
 static void torus_hops(int a, int b, int d[3])
@@ -1456,6 +1498,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_multi_leader_on_nodes);
     tcase_add_test(tc, test_multi_leader_lanes_turned);
     tcase_add_test(tc, test_multi_leader_lone_rank_pieces);
+    tcase_add_test(tc, test_multi_leader_lanes_param);
     tcase_add_test(tc, test_fold_inflight);
     tcase_add_test(tc, test_chains_follow_torus);
     tcase_add_test(tc, test_torus_trees);

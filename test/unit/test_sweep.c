@@ -53,6 +53,20 @@ static int sweep_skips(int p)
     return (unit_quick() && p > 17) || unit_quick_skips(p);
 }
 
+/* The next p of plist up to maxp that this run sweeps, from index *pi
+ * on, with its three counts; 0 after the last. */
+static int sweep_next_p(int *pi, int maxp, size_t counts[3])
+{
+    int np = (int) (sizeof plist / sizeof plist[0]);
+
+    for (; *pi < np && plist[*pi] <= maxp; (*pi)++)
+        if (!sweep_skips(plist[*pi])) {
+            sweep_counts(plist[*pi], counts);
+            return plist[(*pi)++];
+        }
+    return 0;
+}
+
 /* CH4COLL_SWEEP_ONLY=coll/name: that registry row only (by hand, while
  * writing an algorithm). */
 static int wanted(const ch4coll_algo_t *al)
@@ -378,19 +392,15 @@ START_TEST(test_long_messages)
     const ch4coll_algo_t *al =
         ch4coll_algo_find(gated[_i].coll, gated[_i].name);
     ch4coll_model_t m;
-    int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ip, si;
+    int p, pi, k, map, ci, ip, si;
+    size_t counts[3];
     int fails = 0, cases = 0;
     int64_t params[CH4COLL_MAX_PARAMS]; /* the harness reads all of them */
     char err[2048];
 
     if (!zero_latency(al, params, &m))
         return;
-    for (pi = 0; pi < np && plist[pi] <= 100; pi++) {
-        int p = plist[pi];
-        size_t counts[3];
-        if (sweep_skips(p))
-            continue;
-        sweep_counts(p, counts);
+    for (pi = 0; (p = sweep_next_p(&pi, 100, counts)) > 0;) {
         for (k = 0; k < 3; k++)
             for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                 for (si = 0; si < (ch4coll_algo_nparams(al) ? 3 : 1); si++)
@@ -448,6 +458,23 @@ END_TEST
  */
 static const int ml_block_colls[] = {CH4COLL_BCAST, CH4COLL_REDUCE};
 
+/* Case c where it applies and is this process's share, counted in
+ * *cases; a failure counted in *fails, the first three described after
+ * `what`. */
+static void ml_case(const hz_case_t *c, const char *what, int *cases,
+                    int *fails)
+{
+    char err[2048];
+
+    if (!node_case_applies(c) || !mine())
+        return;
+    (*cases)++;
+    if (hz_run(c, err, sizeof err) != 0 && (*fails)++ < 3)
+        fprintf(stderr, "FAIL %s p=%d ppn=%d %s n=%zu root=%d inplace=%d: %s\n",
+                what, c->p, c->ppn, c->map ? "cyclic" : "block", c->n, c->root,
+                c->inplace, err);
+}
+
 START_TEST(test_multi_leader_blocks)
 {
     static const int ppnlist[] = {2, 3, 8};
@@ -455,19 +482,16 @@ START_TEST(test_multi_leader_blocks)
     int coll = ml_block_colls[_i];
     const ch4coll_algo_t *al = ch4coll_algo_find(coll, "multi_leader");
     ch4coll_model_t m;
-    int np = (int) (sizeof plist / sizeof plist[0]), pi, k, map, ci, ri, f, h;
+    int p, pi, k, map, ci, ri, f, h;
+    size_t counts[3];
     int fails = 0, cases = 0;
     int64_t params[CH4COLL_MAX_PARAMS];
-    char err[2048];
+    char what[128];
 
     if (!zero_latency(al, params, &m))
         return;
-    for (pi = 0; pi < np && plist[pi] <= 64; pi++) {
-        int p = plist[pi], roots[3] = {0, p / 2, p - 1};
-        size_t counts[3];
-        if (sweep_skips(p))
-            continue;
-        sweep_counts(p, counts);
+    for (pi = 0; (p = sweep_next_p(&pi, 64, counts)) > 0;) {
+        int roots[3] = {0, p / 2, p - 1};
         for (k = 0; k < 3; k++)
             for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
                 for (f = 0; f < 2; f++)
@@ -483,26 +507,71 @@ START_TEST(test_multi_leader_blocks)
                                     map,        &m};
                                 params[0] = chunks[h];
                                 params[1] = floors[f];
-                                if (!node_case_applies(&c) || !mine())
-                                    continue;
-                                cases++;
-                                if (hz_run(&c, err, sizeof err) != 0 &&
-                                    fails++ < 3)
-                                    fprintf(
-                                        stderr,
-                                        "FAIL %s/multi_leader blocks "
-                                        "p=%d ppn=%d %s n=%zu root=%d "
-                                        "block=%lld chunk=%lld: %s\n",
-                                        ch4coll_coll_name(coll), p, ppnlist[k],
-                                        map ? "cyclic" : "block", counts[ci],
-                                        roots[ri], (long long) floors[f],
-                                        (long long) chunks[h], err);
+                                snprintf(what, sizeof what,
+                                         "%s/multi_leader block=%lld "
+                                         "chunk=%lld",
+                                         ch4coll_coll_name(coll),
+                                         (long long) floors[f],
+                                         (long long) chunks[h]);
+                                ml_case(&c, what, &cases, &fails);
                             }
     }
     fprintf(stderr,
             "sweep %s/multi_leader block by block: %d cases, %d "
             "failed\n",
             ch4coll_coll_name(coll), cases, fails);
+    ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
+/*
+ * allreduce multi_leader with fewer lanes than the largest node's ranks
+ * (parameter `lanes`): a node's ranks from local index `lanes` on serve
+ * none and send every segment to its lane's server.  Lanes 1, 2, 3 and
+ * 5, and the default (0: as many as keep a segment above 8 KiB, here 3
+ * at 8,195 ints and 2 at 5,000), on nodes of 3 and 8 (smaller last
+ * nodes, whose ranks serve several of them), block and cyclic, p up to
+ * 64, in one piece and in pieces of 8 bytes, in place and not; ints
+ * summed.
+ */
+START_TEST(test_multi_leader_lanes)
+{
+    static const int ppnlist[] = {3, 8};
+    static const int64_t lanes[] = {1, 2, 3, 5, 0}, chunks[] = {262144, 8};
+    const ch4coll_algo_t *al =
+        ch4coll_algo_find(CH4COLL_ALLREDUCE, "multi_leader");
+    int p, pi, k, map, ci, l, h, ip;
+    size_t counts[5];
+    int fails = 0, cases = 0;
+    int64_t params[CH4COLL_MAX_PARAMS];
+    char what[128];
+
+    for (pi = 0; (p = sweep_next_p(&pi, 64, counts)) > 0;) {
+        counts[3] = 8195;
+        counts[4] = 5000;
+        for (k = 0; k < 2; k++)
+            for (map = CH4COLL_MAP_BLOCK; map <= CH4COLL_MAP_CYCLIC; map++)
+                for (l = 0; l < 5; l++)
+                    for (h = 0; h < 2; h++)
+                        for (ci = 0; ci < (h ? 2 : l == 4 ? 5 : 3); ci++)
+                            for (ip = 0; ip < 2; ip++) {
+                                hz_case_t c = {al,         params, p,
+                                               counts[ci], 0,      ip,
+                                               HZ_INT_SUM, 0,      1,
+                                               ppnlist[k], map,    NULL};
+                                ch4coll_algo_default_params(al, params);
+                                params[0] = chunks[h];
+                                params[1] = lanes[l];
+                                snprintf(what, sizeof what,
+                                         "allreduce/multi_leader lanes=%lld "
+                                         "chunk=%lld",
+                                         (long long) lanes[l],
+                                         (long long) chunks[h]);
+                                ml_case(&c, what, &cases, &fails);
+                            }
+    }
+    fprintf(stderr, "sweep allreduce/multi_leader lanes: %d cases, %d failed\n",
+            cases, fails);
     ck_assert_int_eq(fails, 0);
 }
 END_TEST
@@ -524,6 +593,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(
         tc, test_multi_leader_blocks, 0,
         (int) (sizeof ml_block_colls / sizeof ml_block_colls[0]));
+    tcase_add_test(tc, test_multi_leader_lanes);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

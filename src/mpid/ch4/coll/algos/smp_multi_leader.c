@@ -201,12 +201,31 @@
  * and reduce's 0: one piece, their blocks pipeline the message):
  * with more than one rank on some node the vector is cut into K =
  * ceil(bytes / chunk) pieces, at most 16 and at most count (and fewer
- * where a small node's rank serves more than two lanes: ml_pieces), and
+ * where a small node's rank serves more than two lanes: ml_shape), and
  * each piece runs the three steps on its own segments and tags (2 Q + the
  * lanes' step-2 ranges per piece); a piece's step-1 sends follow those of
  * the piece before on the same lane, so that the node's link carries
  * piece i's step 2 while its loopback carries piece i + 1's step 1.
  * Cost: the first piece's three steps plus (K - 1) times the slowest.
+ *
+ * Leaders (allreduce, parameter lanes): Q lanes, one per rank of the
+ * largest node, carry segments of n / Q; where those are eager (at most
+ * the eager switch, the model's or 8 KiB, ML_EAGER) and segments of n / 2
+ * are not, the default (0) takes L = ceil(n / e) - 1 lanes instead, the
+ * most whose segments are not eager, and a node's ranks from local index
+ * L on lead none: they send every segment to its lane's server and take
+ * the result back, as a smaller node's ranks do.  An eager segment costs
+ * its server a copy per byte on each side, and the lane's butterfly
+ * sends it whole; the fewer lanes' rendezvous messages cost a handshake
+ * and no copy.  SimGrid smp, p = 16 (p = 24), lanes 8 -> L: 24 KiB
+ * 13.7 -> 7.9 us (15.1 -> 11.0), 32 KiB 15.6 -> 7.8 (17.4 -> 11.0), 48
+ * KiB 19.5 -> 8.2 (21.6 -> 11.5), 64 KiB 23.3 -> 8.8 (25.7 -> 12.4): the
+ * best of 1..8 lanes at every size; p = 61 and 96, 32 KiB 22.1 -> 15.9
+ * and 22.6 -> 16.9.  One lane (16 KiB) won on 2 and 3 nodes (11.7 ->
+ * 9.2 at p = 16) and lost on 8 and 12 (p = 61 15.7 -> 17.7, p = 96 16.8
+ * -> 18.9), so the default keeps Q below two; at 8 KiB, where every
+ * split is eager, 4-6 lanes took 9.4 and 8 10.3; from 96 KiB 8 are the
+ * fastest.  `lanes` = L > 0 forces min(L, Q).
  *
  * allreduce group_lanes: the same three steps on groups of G consecutive
  * ranks (parameter group) in place of nodes, whatever the node map says:
@@ -248,6 +267,7 @@ typedef struct {
     const ch4coll_args_t *a;
     ch4coll_lanes_t g;
     int q;      /* ranks of this node */
+    int qmax;   /* ranks of the largest node */
     int *peers; /* nodes: the servers of one lane */
     int *sent;  /* lanes: this rank's step-1 send of the segment */
     int *step2; /* lanes: the end of the lane's step 2 here */
@@ -281,45 +301,68 @@ static ch4coll_ref_t ml_at(const ml_t *m, int buf, int k)
                                                     (size_t) k)));
 }
 
-/* The eager switch the pieces keep lane messages above where the model
- * names none: the grid's calibrated machine's (doc/machines.md). */
+/* The lanes a call asks for: allreduce multi_leader's parameter `lanes`
+ * (0: by the eager switch, ml_shape); -1 (all: one per rank of the
+ * largest node) for bcast, reduce and group_lanes. */
+static int ml_asked(const ch4coll_args_t *a, const int64_t *params, int shared)
+{
+    return shared && a->coll == CH4COLL_ALLREDUCE ? (int) params[1] : -1;
+}
+
+/* The eager switch the lanes and pieces keep messages above where the
+ * model names none: the grid's calibrated machine's (doc/machines.md). */
 #define ML_EAGER 8192.0
 
-/* The pieces of a call (lanes.h) into *K; one with one rank per node (a
- * single lane has no steps inside the node to overlap).  Where a node
- * of q ranks makes one of them serve s = ceil(Q / q) > 2 lanes, no more
- * than keep a lane's segment of a piece above N eager switches: the
- * lanes' smallest messages (a reduce-scatter's 1 / N of it) then go by
- * rendezvous.  That rank sends and takes s lanes' messages, and an eager
- * one costs its core about a wire's time per byte (the copies: doc/
- * machines.md's ois and or, 0.08 ns/B, beta 0.097), s times over.
- * SimGrid smp, allreduce, 2 MiB, nodes of 8 and one of 1 rank: p = 25
- * (lanes of `direct` on 4 nodes, messages of 8 KiB, eager) 482.6 us in
- * 8 pieces, 144.4 in 7; p = 57 328.1 in 8, 189.5 in 3 (nodes all full,
- * p = 24 and 64: 128.4 and 168.4 in 8).  A rank serving two lanes keeps
- * pace (p = 60: 169.4 in 8 pieces, 171.9 in 6). */
-static int ml_pieces(const ch4coll_args_t *a, const int64_t *params, int *K)
+static double ml_eager(const ch4coll_args_t *a)
+{
+    return ch4coll_auto_model(a)->eager > 0 ? ch4coll_auto_model(a)->eager
+                                            : ML_EAGER;
+}
+
+/* The shape of a call: its lanes *L (0: one per rank of the largest node)
+ * and pieces *K (lanes.h); one piece and no lanes to choose with one rank
+ * per node.
+ * Lanes (opening note, "Leaders"): `asked` of them (at most Q), or with
+ * 0 as many as keep a lane's segment of a piece above the eager switch
+ * where Q of them would be eager and two would not.
+ * Pieces: where a node of q ranks makes one of them serve s = ceil(L / q)
+ * > 2 lanes, no more than keep a lane's segment of a piece above N eager
+ * switches: the lanes' smallest messages (a reduce-scatter's 1 / N of it)
+ * then go by rendezvous.  That rank sends and takes s lanes' messages,
+ * and an eager one costs its core about a wire's time per byte (the
+ * copies: doc/machines.md's ois and or, 0.08 ns/B, beta 0.097), s times
+ * over.  SimGrid smp, allreduce, 2 MiB, nodes of 8 and one of 1 rank:
+ * p = 25 (lanes of `direct` on 4 nodes, messages of 8 KiB, eager) 482.6
+ * us in 8 pieces, 144.4 in 7; p = 57 328.1 in 8, 189.5 in 3 (nodes all
+ * full, p = 24 and 64: 128.4 and 168.4 in 8).  A rank serving two lanes
+ * keeps pace (p = 60: 169.4 in 8 pieces, 171.9 in 6). */
+static int ml_shape(const ch4coll_args_t *a, const int64_t *params, int asked,
+                    int *K, int *L)
 {
     ch4coll_lanes_t g;
-    double bytes = ch4coll_nbytes(a, a->count), eager, cap;
+    double bytes = ch4coll_nbytes(a, a->count), e = ml_eager(a), seg, cap;
     int j, qmin, rc;
 
     *K = 1;
+    *L = 0;
     if (!a->loc || a->loc->nodes == a->size)
-        return CH4COLL_OK;
-    *K = ch4coll_lanes_pieces(bytes, params[0], a->count);
-    if (*K == 1)
         return CH4COLL_OK;
     rc = ch4coll_lanes_open(&g, a);
     if (rc != CH4COLL_OK)
         return rc;
+    *K = ch4coll_lanes_pieces(bytes, params[0], a->count);
+    seg = bytes / *K;
+    if (asked > 0 && asked < g.lanes)
+        *L = asked;
+    else if (asked == 0 && seg / g.lanes <= e && ceil(seg / e) - 1 >= 2)
+        *L = (int) ceil(seg / e) - 1;
+    if (*L > 0)
+        g.lanes = *L;
     for (qmin = g.lanes, j = 0; j < g.nodes; j++)
         if (ch4coll_lanes_size(&g, j) < qmin)
             qmin = ch4coll_lanes_size(&g, j);
-    if ((g.lanes + qmin - 1) / qmin > 2) {
-        eager = ch4coll_auto_model(a)->eager > 0 ? ch4coll_auto_model(a)->eager
-                                                 : ML_EAGER;
-        cap = ceil(bytes / ((double) g.lanes * g.nodes * eager)) - 1;
+    if (*K > 1 && (g.lanes + qmin - 1) / qmin > 2) {
+        cap = ceil(bytes / ((double) g.lanes * g.nodes * e)) - 1;
         if (cap < *K)
             *K = cap < 1 ? 1 : (int) cap;
     }
@@ -435,7 +478,7 @@ static void ml_free(ml_t *m)
 /* Piece j of K (elements from off, tags from tag0): lanes, their step-2
  * algorithms and tag ranges (the same on every rank: the shapes are). */
 static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
-                   int K, int tag0, int shared)
+                   int K, int tag0, int shared, int lanes)
 {
     int rc, k, Q;
     ch4coll_args_t ia;
@@ -450,6 +493,9 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
     rc = ch4coll_lanes_open(&m->g, a);
     if (rc != CH4COLL_OK)
         return rc;
+    m->qmax = m->g.lanes;
+    if (lanes > 0 && lanes < m->g.lanes) /* ml_shape's */
+        m->g.lanes = lanes;
     Q = m->g.lanes;
     m->q = ch4coll_lanes_size(&m->g, m->g.node);
     m->lane = *ch4coll_auto_model(a);
@@ -492,7 +538,8 @@ static int ml_open(ml_t *m, ch4coll_sched_t *s, const ch4coll_args_t *a, int j,
  * it balances. */
 static int ml_chained(const ml_t *m, int k)
 {
-    return m->shared && m->q > 2 && k >= m->g.lanes - m->g.lanes % m->q;
+    return m->shared && m->q > 2 && m->q < m->g.lanes &&
+           k >= m->g.lanes - m->g.lanes % m->q;
 }
 
 /* Step 1 of a chained lane k (server at local index i0 = k mod q): the
@@ -952,13 +999,14 @@ static int ml_reduce_piece(ml_t *m)
 
 /* The tags of pieces 0 .. j - 1 of K (piece j's first tag); -1 if a
  * piece's lanes do not open. */
-static int ml_tags_before(const ch4coll_args_t *a, int j, int K, int shared)
+static int ml_tags_before(const ch4coll_args_t *a, int j, int K, int shared,
+                          int lanes)
 {
     ml_t m;
     int i, tag = 0;
 
     for (i = 0; i < j; i++) {
-        if (ml_open(&m, NULL, a, i, K, tag, shared) != CH4COLL_OK)
+        if (ml_open(&m, NULL, a, i, K, tag, shared, lanes) != CH4COLL_OK)
             return -1;
         tag = m.tag2[m.g.lanes];
         ml_free(&m);
@@ -968,10 +1016,10 @@ static int ml_tags_before(const ch4coll_args_t *a, int j, int K, int shared)
 
 static int ml_ntags(const ch4coll_args_t *a, const int64_t *params, int shared)
 {
-    int K, n = -1;
+    int K, L, n = -1;
 
-    if (ml_pieces(a, params, &K) == CH4COLL_OK)
-        n = ml_tags_before(a, K, K, shared);
+    if (ml_shape(a, params, ml_asked(a, params, shared), &K, &L) == CH4COLL_OK)
+        n = ml_tags_before(a, K, K, shared, L);
     return n > 0 ? n : 1;
 }
 
@@ -994,13 +1042,13 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
                     const int64_t *params, int (*piece)(ml_t *), int shared)
 {
     ml_t m;
-    int rc, j, k, K, tag = 0, acc;
+    int rc, j, k, K, tag = 0, acc, lanes;
     int *chain;
 
-    rc = ml_pieces(a, params, &K);
+    rc = ml_shape(a, params, ml_asked(a, params, shared), &K, &lanes);
     if (rc != CH4COLL_OK)
         return rc;
-    ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K, shared));
+    ch4coll_sched_set_ntags(s, ml_tags_before(a, K, K, shared, lanes));
     if (a->count == 0)
         return rc;
     acc = a->coll == CH4COLL_REDUCE && a->rank != a->root
@@ -1012,7 +1060,7 @@ static int ml_build(ch4coll_sched_t *s, const ch4coll_args_t *a,
     for (k = 0; k < a->size; k++)
         chain[k] = -1;
     for (j = 0; j < K && rc == CH4COLL_OK; j++) {
-        rc = ml_open(&m, s, a, j, K, tag, shared);
+        rc = ml_open(&m, s, a, j, K, tag, shared, lanes);
         if (rc != CH4COLL_OK)
             break;
         m.acc = acc;
@@ -1114,14 +1162,15 @@ static double ml_cost(const ch4coll_args_t *a, const int64_t *params,
     ml_t g;
     ch4coll_args_t ia;
     double s, b, tn, t1, t2 = 0, t3;
-    int q, K;
+    int q, K, lanes;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_pieces(a, params, &K) != CH4COLL_OK ||
-        ml_open(&g, NULL, a, 0, K, 0, shared) != CH4COLL_OK)
+    if (ml_shape(a, params, ml_asked(a, params, shared), &K, &lanes) !=
+            CH4COLL_OK ||
+        ml_open(&g, NULL, a, 0, K, 0, shared, lanes) != CH4COLL_OK)
         return HUGE_VAL;
-    q = g.g.lanes;
+    q = g.qmax; /* a server takes the segment from every other rank */
     s = (double) ml_len(&g, 0);
     b = ch4coll_nbytes(a, 1) * s;
     tn = m->alpha_node + b * m->beta_node;
@@ -1164,8 +1213,8 @@ static double ml_block_cost(const ch4coll_args_t *a, const int64_t *params,
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_pieces(a, params, &K) != CH4COLL_OK ||
-        ml_open(&g, NULL, a, 0, K, 0, 1) != CH4COLL_OK)
+    if (ml_shape(a, params, -1, &K, &Q) != CH4COLL_OK ||
+        ml_open(&g, NULL, a, 0, K, 0, 1, 0) != CH4COLL_OK)
         return HUGE_VAL;
     g.block = params[1];
     x = ml_split(&g, 0);
