@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "algos/algo.h"
+#include "algos/smp.h"
 #include "ch4coll.h"
 #include "sched/sched.h"
 #include "topo/nodes.h"
@@ -292,6 +293,33 @@ static ch4coll_args_t line_args(int coll, int r, int p, int root, size_t n)
     return a;
 }
 
+/* A selection that names a composed allreduce for every inner step. */
+static int composed_subselect(const ch4coll_args_t *inner,
+                              const ch4coll_algo_t **al, int64_t *params)
+{
+    *al = ch4coll_algo_find(inner->coll, "group_lanes");
+    ch4coll_algo_default_params(*al, params);
+    return 0;
+}
+
+/* An inner step never nests a composed algorithm (smp.c's
+ * ch4coll_smp_choose; a tree learned on 2026-11-30 named group_lanes
+ * for a flat communicator of 61 ranks at 1 KiB, and smp's leaders' step
+ * built it inside its view: "invalid argument"): the fallback instead. */
+START_TEST(test_smp_inner_not_composed)
+{
+    ch4coll_args_t a = line_args(CH4COLL_ALLREDUCE, 0, 16, 0, 257);
+    ch4coll_args_t ia = line_args(CH4COLL_ALLREDUCE, 0, 61, 0, 257);
+    ch4coll_smp_choice_t c;
+
+    a.subselect = composed_subselect;
+    ck_assert_int_eq(ch4coll_smp_choose(&a, &ia, &c), CH4COLL_OK);
+    ck_assert_ptr_nonnull(c.al);
+    ck_assert(!(c.al->restrictions & CH4COLL_F_COMPOSED));
+    ck_assert_str_eq(c.al->name, "butterfly");
+}
+END_TEST
+
 /* bcast line: every non-root rank receives each byte exactly once, the root
  * none; between every pair, per tag, the k-th send has the size of the k-th
  * receive; tags < ntags. */
@@ -504,6 +532,7 @@ static Suite *algos_suite(void)
     tcase_add_loop_test(tc, test_bcast_line_structure, 0, 25);
     tcase_add_loop_test(tc, test_allreduce_line_structure, 0, 25);
     tcase_add_test(tc, test_smp_scratch_ring);
+    tcase_add_test(tc, test_smp_inner_not_composed);
     suite_add_tcase(s, tc);
     return s;
 }

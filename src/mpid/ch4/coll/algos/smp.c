@@ -234,8 +234,11 @@ int ch4coll_smp_choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
 {
     const char *why;
 
+    /* not a composed one (smp, multi_leader, group_lanes): its steps
+     * would nest a schedule of their own inside this one's view */
     if (a->subselect && a->subselect(ia, &c->al, c->params) == 0 && c->al &&
         c->al->build && c->al->coll == ia->coll &&
+        !(c->al->restrictions & CH4COLL_F_COMPOSED) &&
         ch4coll_algo_applicable(c->al, ia, &why))
         return CH4COLL_OK;
     c->al = ch4coll_algo_find(ia->coll, fallback_name(ia->coll));

@@ -140,9 +140,11 @@ typedef struct {
     int64_t params[CH4COLL_MAX_PARAMS];
 } ch4coll_smp_choice_t;
 
-/* An inner step's algorithm: args->subselect on the inner shape ia, else
- * a fallback per collective (allreduce: butterfly).  Every rank gets the
- * same answer (the shape is the same). */
+/* An inner step's algorithm: args->subselect on the inner shape ia
+ * unless that names a composed one (CH4COLL_F_COMPOSED: its steps would
+ * nest schedules) or one that does not apply, else a fallback per
+ * collective (allreduce: butterfly).  Every rank gets the same answer
+ * (the shape is the same). */
 int ch4coll_smp_choose(const ch4coll_args_t *a, const ch4coll_args_t *ia,
                        ch4coll_smp_choice_t *c);
 
