@@ -745,6 +745,25 @@ static int line_smooth(int p, int64_t group)
     }
 }
 
+/* The fold onto p' = p - e positions: position v holds ranks 2v and
+ * 2v + 1 below e, rank v + e from e on.  Its first rank, and the rank
+ * that holds it. */
+static int line_first(int v, int e)
+{
+    return v < e ? 2 * v : v + e;
+}
+
+static int line_holder(int v, int e)
+{
+    return line_first(v, e) + (v < e);
+}
+
+/* The position rank r holds (2v + 1 -> v; its pair's 2v holds none). */
+static int line_position(int r, int e)
+{
+    return r < 2 * e ? r / 2 : r - e;
+}
+
 /* ============================================================ allreduce */
 
 typedef struct {
@@ -757,12 +776,6 @@ typedef struct {
     int e;              /* ranks folded away: p - p' */
 } ar_t;
 
-/* The rank of line position v of p' (the fold: 2v + 1 below 2e). */
-static int ar_rank(const ar_t *g, int v)
-{
-    return v < g->e ? 2 * v + 1 : v + g->e;
-}
-
 /* Step 1: my partial to the members d+1, d+2, ... of my line, one send at
  * a time: step k is then a perfect matching (everybody sends to d+k and
  * receives from d-k), which a burst of sends would not give. */
@@ -771,7 +784,7 @@ static void ar_sends(ar_t *g, int base, int stride, int R, int d)
     int k, prev = -1, dep[2];
 
     for (k = 1; k < R; k++) {
-        int peer = ar_rank(g, base + ((d + k) % R) * stride);
+        int peer = line_holder(base + ((d + k) % R) * stride, g->e);
         ch4coll_hz_rdeps(g->mine, dep);
         dep[1] = prev;
         prev = ch4coll_sched_send(g->s,
@@ -800,7 +813,7 @@ static void ar_phase(ar_t *g, int rank, int R, int stride)
 
     ar_sends(g, base, stride, R, d);
     for (k = 1; k < R; k++) { /* step 2: lower members down, then upper */
-        int e = (d - k + R) % R, peer = ar_rank(g, base + e * stride);
+        int e = (d - k + R) % R, peer = line_holder(base + e * stride, g->e);
         if (k == 1 && lo) {
             ch4coll_hz_recv(g->s, lo, 0, g->n, peer, 0); /* P_(d-1) */
         } else if (k == d + 1 && up) {
@@ -864,7 +877,7 @@ int ch4coll_allreduce_line(ch4coll_sched_t *s, const ch4coll_args_t *a,
         g.mine = &g.rb;
     }
     for (i = 0; i < ph.n; i++) {
-        ar_phase(&g, r < 2 * g.e ? r / 2 : r - g.e, ph.radix[i], stride);
+        ar_phase(&g, line_position(r, g.e), ph.radix[i], stride);
         stride *= ph.radix[i];
     }
     if (g.mine != &g.rb) /* p = 1 */
@@ -938,22 +951,10 @@ static ch4coll_ref_t ag_ref(const ag_t *g, int lo)
     return ch4coll_ref(g->buf, ch4coll_eoff(g->a, g->base + g->at[lo]));
 }
 
-/* The first rank whose block position v holds (the fold: 2v below e). */
-static int ag_first(const ag_t *g, int v)
-{
-    return v < g->e ? 2 * v : v + g->e;
-}
-
-/* The rank at position v: the second of a fold's pair. */
-static int ag_holder(const ag_t *g, int v)
-{
-    return ag_first(g, v) + (v < g->e);
-}
-
 /* The elements of positions [v, v + W). */
 static size_t ag_len(const ag_t *g, int v, int W)
 {
-    return g->at[ag_first(g, v + W)] - g->at[ag_first(g, v)];
+    return g->at[line_first(v + W, g->e)] - g->at[line_first(v, g->e)];
 }
 
 /* One phase over the line of R positions spaced W apart, at position v
@@ -973,7 +974,7 @@ static int ag_phase(ag_t *g, int v, int R, int W, int ready)
     /* the first phase sends my block from where the user put it (a fold's
      * position: its two blocks, from the buffer) */
     ch4coll_ref_t from =
-        W > 1 || v < g->e ? ag_ref(g, ag_first(g, hb))
+        W > 1 || v < g->e ? ag_ref(g, line_first(hb, g->e))
         : a->inplace
             ? ch4coll_ref(CH4COLL_BUF_RECV,
                           ch4coll_eoff(a, ch4coll_blk_displ(a, a->rank)))
@@ -983,8 +984,8 @@ static int ag_phase(ag_t *g, int v, int R, int W, int ready)
         int lo = hb + ((d - k + R) % R - d) * W;
         if (ag_len(g, lo, W) > 0)
             g->ids[nids++] = ch4coll_sched_recv(
-                g->s, ag_ref(g, ag_first(g, lo)), ag_len(g, lo, W),
-                ag_holder(g, v + (lo - hb)), 0, 0, NULL);
+                g->s, ag_ref(g, line_first(lo, g->e)), ag_len(g, lo, W),
+                line_holder(v + (lo - hb), g->e), 0, 0, NULL);
     }
     for (k = 1; k < R && mine > 0; k++) {
         int to = v + ((d + k) % R - d) * W;
@@ -993,8 +994,8 @@ static int ag_phase(ag_t *g, int v, int R, int W, int ready)
             dep[nd++] = ready;
         if (k > g->inflight)
             dep[nd++] = sent[k - g->inflight];
-        sent[k] =
-            ch4coll_sched_send(g->s, from, mine, ag_holder(g, to), 0, nd, dep);
+        sent[k] = ch4coll_sched_send(g->s, from, mine, line_holder(to, g->e), 0,
+                                     nd, dep);
     }
     if (ready >= 0)
         g->ids[nids++] = ready;
@@ -1038,7 +1039,7 @@ static int ag_run(ag_t *g, const int64_t *params)
     const ch4coll_args_t *a = g->a;
     line_phases_t ph;
     int i, r = a->rank, p1 = a->size - g->e, W = 1, ready = -1, copy = -1,
-           v = r < 2 * g->e ? r / 2 : r - g->e, d[1];
+           v = line_position(r, g->e), d[1];
     size_t own = ch4coll_blk_count(a, r), all = g->at[a->size];
 
     if (r < 2 * g->e && r % 2 == 0) { /* folded away: mine in, all back */

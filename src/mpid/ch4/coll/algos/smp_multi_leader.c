@@ -1209,12 +1209,12 @@ static double ml_block_cost(const ch4coll_args_t *a, const int64_t *params,
     ch4coll_args_t ia;
     int64_t cp[CH4COLL_MAX_PARAMS] = {0};
     double gb, tg, t1, t2 = 0, t3, slow, fold;
-    int K, qR, Q, red = a->coll == CH4COLL_REDUCE;
+    int K, L, qR, Q, red = a->coll == CH4COLL_REDUCE;
 
     if (a->count == 0 || a->size == 1)
         return 0.0;
-    if (ml_shape(a, params, -1, &K, &Q) != CH4COLL_OK ||
-        ml_open(&g, NULL, a, 0, K, 0, 1, 0) != CH4COLL_OK)
+    if (ml_shape(a, params, -1, &K, &L) != CH4COLL_OK ||
+        ml_open(&g, NULL, a, 0, K, 0, 1, L) != CH4COLL_OK)
         return HUGE_VAL;
     g.block = params[1];
     x = ml_split(&g, 0);
