@@ -23,6 +23,11 @@
  *     and every message size keeps a common good algorithm.
  *   - Cuts between measured values sit at their geometric mean; the last
  *     range of each level is "=any".
+ *   - A p measured at small sizes only (the grid's largest p): its larger
+ *     sizes take the cells of the largest smaller p measured at them, on
+ *     each platform (--group) measured at that p, so that they keep that
+ *     p's choices and not the small sizes' last one; the check leaves
+ *     these cells out (borrow()).
  *   - A commutative-only winner is followed by the best algorithm that is
  *     not, so non-commutative calls stay in the same range (first match
  *     with fall-through, doc/json_tuning.md).
@@ -141,6 +146,7 @@ typedef struct {
     double ref; /* the smallest reference of the cell's rows, 0: none */
     double tol; /* the largest tolerance of the cell's rows */
     uint64_t good;
+    long from; /* 0: measured; else the p whose cell this is (borrow()) */
 } cell_t;
 
 static void die(const char *fmt, const char *arg)
@@ -1025,6 +1031,11 @@ static void usage(FILE *f)
         "e.g.\n"
         "                    the default tree, or a tuned file on a second "
         "run's data\n\n"
+        "Sizes above the largest one measured at a p (on a platform measured "
+        "there)\ntake the cells of the largest smaller p measured at them: "
+        "a large p\nmeasured at small sizes only keeps that p's large-size "
+        "choices (each\nborrowing is reported; the check leaves those cells "
+        "out).\n"
         "The file is validated as ch4coll-info --validate does, then every "
         "measured\ncell is explained through it; the summary gives the "
         "regret (the time of\nthe algorithm the file selects / the cell's "
@@ -1216,6 +1227,77 @@ static int planes_of(int ci, size_t *at, size_t end, plane_t *pl, int max)
     return np;
 }
 
+static int by_p_size(const void *x, const void *y)
+{
+    const cell_t *a = x, *b = y;
+
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    if (a->b != b->b)
+        return a->b < b->b ? -1 : 1;
+    return a->group - b->group;
+}
+
+/* The largest size measured at p on group g, -1 if none. */
+static long long largest_size(const plane_t *P, long p, int g)
+{
+    long long m = -1;
+    int i;
+
+    for (i = 0; i < P->n; i++)
+        if (P->c[i].p == p && P->c[i].group == g && P->c[i].b > m)
+            m = P->c[i].b;
+    return m;
+}
+
+/* Sizes above the largest one measured at a p, on a group (platform)
+ * measured there, take the cells of the largest smaller p measured at
+ * them on that group, as cells of p (from = that p).  The grid measures
+ * its largest p at small sizes only (doc/tuning.md, "Beyond the grid"):
+ * without them, the last size range learned there would reach every
+ * larger size with its largest size's choice.  Learning planes only:
+ * the check counts measured cells.  Each borrowing is reported. */
+static void borrow(plane_t *P, const char *coll, const opts_t *o)
+{
+    int i, j, k, g, n0 = P->n;
+
+    for (i = 1; i < P->np; i++)
+        for (g = 0; g < ngroups; g++) {
+            long long top = largest_size(P, P->ps[i], g), lo = -1, hi = -1;
+            long from = 0;
+
+            if (top < 0)
+                continue; /* group g not measured at this p */
+            for (k = i - 1; k >= 0; k--)
+                for (j = 0; j < P->n; j++) {
+                    cell_t c = P->c[j];
+                    int have = 0, m;
+
+                    if (c.p != P->ps[k] || c.group != g || c.b <= top)
+                        continue;
+                    for (m = n0; m < P->n; m++)
+                        have |= P->c[m].p == P->ps[i] && P->c[m].group == g &&
+                                P->c[m].b == c.b;
+                    if (have)
+                        continue; /* from a nearer p */
+                    c.from = c.from ? c.from : c.p;
+                    c.p = P->ps[i];
+                    P->c = xrealloc(P->c, (size_t) (P->n + 1) * sizeof *P->c);
+                    P->c[P->n++] = c;
+                    lo = lo < 0 || c.b < lo ? c.b : lo;
+                    hi = c.b > hi ? c.b : hi;
+                    from = c.from;
+                }
+            if (lo > 0 && !o->quiet)
+                fprintf(stderr,
+                        "ch4coll-tune: %s ppn=%d p=%ld%s%s: sizes %lld-%lld "
+                        "not measured, learned from p=%ld's\n",
+                        coll, P->ppn, P->ps[i], o->group_col ? " " : "",
+                        o->group_col ? groups[g] : "", lo, hi, from);
+        }
+    qsort(P->c, (size_t) P->n, sizeof *P->c, by_p_size);
+}
+
 /* The tree of collective ci: its planes under comm_avg_ppn keys when there
  * are several; with hierarchy, those of more than one rank per node under
  * comm_hierarchy=parent (several nodes sharing ranks), the one-rank-per-
@@ -1294,6 +1376,17 @@ static void check_add(check_t *k, int ci, const plane_t *P, const cell_t *cell,
     }
 }
 
+/* The cells of P measured at their p. */
+static long measured(const plane_t *P)
+{
+    long n = 0;
+    int i;
+
+    for (i = 0; i < P->n; i++)
+        n += P->c[i].from == 0;
+    return n;
+}
+
 /* Every cell of P into k, and into kg[its group]. */
 static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k,
                         check_t *kg)
@@ -1305,6 +1398,8 @@ static void check_plane(const opts_t *o, int ci, const plane_t *P, check_t *k,
         char sel[256] = "";
         double t = 0;
 
+        if (cell->from)
+            continue; /* not measured at its p: borrow() */
         progress(o, k->checked + 1, k->cells);
         if (explain(o->out, colls[ci].name, cell->p, P->ppn, cell->b, sel,
                     sizeof sel) == 0)
@@ -1419,8 +1514,11 @@ int main(int argc, char **argv)
     if (nlearn == 0 && !o.evaluate)
         die("%s", "--hold-out leaves no rows to learn from");
 
-    for (ci = 0; ci < ncolls; ci++)
+    for (ci = 0; ci < ncolls; ci++) {
         nplanes[ci] = planes_of(ci, &at, nlearn, planes[ci], 16);
+        for (k = 0; k < nplanes[ci]; k++)
+            borrow(&planes[ci][k], colls[ci].name, &o);
+    }
     for (ci = 0; ci < ncolls; ci++)
         nheld[ci] = planes_of(ci, &at, nrows, held[ci], 16);
     if (!o.evaluate)
@@ -1437,7 +1535,7 @@ int main(int argc, char **argv)
         gchk[g].worst = 1;
     for (ci = 0; ci < ncolls; ci++)
         for (k = 0; k < (nlearn < nrows ? nheld : nplanes)[ci]; k++)
-            chk.cells += (nlearn < nrows ? held : planes)[ci][k].n;
+            chk.cells += measured((nlearn < nrows ? held : planes)[ci] + k);
     for (ci = 0; ci < ncolls; ci++) {
         for (k = 0; k < (nlearn < nrows ? nheld : nplanes)[ci]; k++)
             check_plane(&o, ci, &(nlearn < nrows ? held : planes)[ci][k], &chk,
