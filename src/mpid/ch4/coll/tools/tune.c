@@ -1250,6 +1250,35 @@ static long long largest_size(const plane_t *P, long p, int g)
     return m;
 }
 
+/* Report the cells borrow() added from index first on: per p they came
+ * from, the range of their sizes. */
+static void borrowed(const plane_t *P, int first, const char *coll,
+                     const opts_t *o)
+{
+    int j, m;
+
+    for (j = first; j < P->n && !o->quiet; j++) {
+        long long lo = P->c[j].b, hi = P->c[j].b;
+        int seen = 0;
+
+        for (m = first; m < j; m++)
+            seen |= P->c[m].from == P->c[j].from;
+        if (seen)
+            continue; /* reported with the first of its source */
+        for (m = j + 1; m < P->n; m++)
+            if (P->c[m].from == P->c[j].from) {
+                lo = P->c[m].b < lo ? P->c[m].b : lo;
+                hi = P->c[m].b > hi ? P->c[m].b : hi;
+            }
+        fprintf(stderr,
+                "ch4coll-tune: %s ppn=%d p=%ld%s%s: sizes %lld-%lld not "
+                "measured, learned from p=%ld's\n",
+                coll, P->ppn, P->c[j].p, o->group_col ? " " : "",
+                o->group_col ? groups[P->c[j].group] : "", lo, hi,
+                P->c[j].from);
+    }
+}
+
 /* Sizes above the largest one measured at a p, on a group (platform)
  * measured there, take the cells of the largest smaller p measured at
  * them on that group, as cells of p (from = that p).  The grid measures
@@ -1259,41 +1288,32 @@ static long long largest_size(const plane_t *P, long p, int g)
  * the check counts measured cells.  Each borrowing is reported. */
 static void borrow(plane_t *P, const char *coll, const opts_t *o)
 {
-    int i, j, k, g, n0 = P->n;
+    int i, j, k, g;
 
     for (i = 1; i < P->np; i++)
         for (g = 0; g < ngroups; g++) {
-            long long top = largest_size(P, P->ps[i], g), lo = -1, hi = -1;
-            long from = 0;
+            long long top = largest_size(P, P->ps[i], g);
+            int first = P->n;
 
             if (top < 0)
                 continue; /* group g not measured at this p */
             for (k = i - 1; k >= 0; k--)
-                for (j = 0; j < P->n; j++) {
+                for (j = 0; j < first; j++) {
                     cell_t c = P->c[j];
                     int have = 0, m;
 
                     if (c.p != P->ps[k] || c.group != g || c.b <= top)
                         continue;
-                    for (m = n0; m < P->n; m++)
-                        have |= P->c[m].p == P->ps[i] && P->c[m].group == g &&
-                                P->c[m].b == c.b;
+                    for (m = first; m < P->n; m++)
+                        have |= P->c[m].b == c.b;
                     if (have)
                         continue; /* from a nearer p */
                     c.from = c.from ? c.from : c.p;
                     c.p = P->ps[i];
                     P->c = xrealloc(P->c, (size_t) (P->n + 1) * sizeof *P->c);
                     P->c[P->n++] = c;
-                    lo = lo < 0 || c.b < lo ? c.b : lo;
-                    hi = c.b > hi ? c.b : hi;
-                    from = c.from;
                 }
-            if (lo > 0 && !o->quiet)
-                fprintf(stderr,
-                        "ch4coll-tune: %s ppn=%d p=%ld%s%s: sizes %lld-%lld "
-                        "not measured, learned from p=%ld's\n",
-                        coll, P->ppn, P->ps[i], o->group_col ? " " : "",
-                        o->group_col ? groups[g] : "", lo, hi, from);
+            borrowed(P, first, coll, o);
         }
     qsort(P->c, (size_t) P->n, sizeof *P->c, by_p_size);
 }
